@@ -1,0 +1,5 @@
+"""Evaluation helpers: sketch errors, prequential (test-then-train) scores."""
+
+from ._sketch_metrics import covariance_error, spectral_norm_of_difference
+
+__all__ = ["covariance_error", "spectral_norm_of_difference"]

@@ -1,0 +1,1 @@
+"""Kernels shared across estimator families, and the reusable online checks."""
