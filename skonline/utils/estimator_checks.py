@@ -1,0 +1,595 @@
+"""Online-learning checks for scikit-learn estimators with ``partial_fit``.
+
+scikit-learn's ``check_estimator`` tests batch behaviour. These checks test
+what a streaming user relies on (modelled on River's ``checks``):
+
+* any split of the rows across ``partial_fit`` calls gives the same state as
+  ``fit`` (bit for bit for per-row algorithms);
+* ``transform`` / ``predict`` / ``score`` never change the state;
+* pickling mid-stream and resuming equals the uninterrupted run, bit for bit;
+* the fitted state does not grow with the number of rows (constant-memory
+  estimators);
+* bad input (NaN, inf, wrong width, empty, 3-D, strings, complex, huge values,
+  bad targets) raises a clear ``ValueError``/``TypeError`` and leaves the state
+  byte-identical;
+* float32/float64, C/F order, read-only memmaps, pandas DataFrames and CSR
+  (where declared) are accepted and agree;
+* the estimator works in ``Pipeline``, ``GridSearchCV`` and with
+  ``set_output(transform="pandas")``.
+
+Use :func:`check_online_estimator` to run them all, or
+:func:`parametrize_with_online_checks` in a pytest module. Every check has the
+signature ``check(name, estimator)`` and raises ``AssertionError`` on failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import tempfile
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils import get_tags
+
+__all__ = [
+    "assert_state_equal",
+    "check_bad_input_keeps_state",
+    "check_constant_memory",
+    "check_fit_resets",
+    "check_input_layouts",
+    "check_methods_leave_state",
+    "check_online_estimator",
+    "check_partial_fit_splits",
+    "check_pickle_resume",
+    "check_pipeline_and_grid_search",
+    "check_set_output_pandas",
+    "parametrize_with_online_checks",
+    "yield_online_checks",
+]
+
+_READ_METHODS = (
+    "transform",
+    "inverse_transform",
+    "predict",
+    "predict_proba",
+    "predict_log_proba",
+    "decision_function",
+    "score",
+)
+
+
+# ------------------------------------------------------------------ helpers
+def _make_data(estimator, n_samples=150, n_features=6, seed=0):
+    """A decaying-spectrum stream and, for supervised estimators, targets."""
+    rng = np.random.default_rng(seed)
+    scales = np.linspace(2.0, 0.2, n_features)
+    X = rng.standard_normal((n_samples, n_features)) * scales
+    if is_classifier(estimator):
+        y = (X @ rng.standard_normal(n_features) > 0).astype(np.int64)
+    elif is_regressor(estimator):
+        y = X @ rng.standard_normal(n_features) + 0.1 * rng.standard_normal(n_samples)
+        y = y / np.max(np.abs(y))
+    else:
+        y = None
+    return X, y
+
+
+def _first_kwargs(estimator, y):
+    return {"classes": np.unique(y)} if is_classifier(estimator) and y is not None else {}
+
+
+def _stream(estimator, X, y, sizes):
+    """``partial_fit`` over consecutive batches of the given sizes."""
+    start, first = 0, True
+    for size in sizes:
+        stop = start + size
+        kwargs = _first_kwargs(estimator, y) if first else {}
+        yb = None if y is None else y[start:stop]
+        estimator.partial_fit(X[start:stop], yb, **kwargs)
+        start, first = stop, False
+    assert start == X.shape[0], "batch sizes must cover the data"
+    return estimator
+
+
+def _splits(n):
+    uneven = [1, 7, 30]
+    uneven.append(n - sum(uneven))
+    return {"one batch": [n], "row by row": [1] * n, "uneven batches": uneven}
+
+
+def _state(estimator):
+    """The learned state: trailing-underscore attributes plus declared private ones."""
+    if hasattr(estimator, "_state_names"):
+        names = estimator._state_names()
+    else:
+        names = [k for k in vars(estimator) if k.endswith("_") and not k.startswith("__")]
+    return {name: getattr(estimator, name) for name in names}
+
+
+def assert_state_equal(a, b, *, rtol=0.0, atol=0.0, context=""):
+    """Assert two estimators hold the same learned state.
+
+    With ``rtol == atol == 0`` arrays must be bit-identical.
+    """
+    sa, sb = _state(a), _state(b)
+    assert sa.keys() == sb.keys(), f"{context}: state attributes differ: {sa.keys() ^ sb.keys()}"
+    for key in sa:
+        va, vb = sa[key], sb[key]
+        if isinstance(va, np.ndarray) and va.dtype.kind in "fc":
+            assert isinstance(vb, np.ndarray) and va.shape == vb.shape, f"{context}: {key} shape"
+            if rtol == 0 and atol == 0:
+                assert np.array_equal(va, vb), f"{context}: {key} differs (exact comparison)"
+            else:
+                np.testing.assert_allclose(
+                    va, vb, rtol=rtol, atol=atol, err_msg=f"{context}: {key} differs"
+                )
+        elif isinstance(va, float) and (rtol or atol):
+            assert np.isclose(va, vb, rtol=rtol, atol=atol), f"{context}: {key} {va} != {vb}"
+        else:
+            assert pickle.dumps(va) == pickle.dumps(vb), f"{context}: {key} differs: {va!r} {vb!r}"
+
+
+def _tolerance(estimator):
+    exact = getattr(estimator, "_exact_row_splits", False)
+    return {} if exact else {"rtol": 1e-10, "atol": 1e-12}
+
+
+def _call_read_methods(estimator, X, y):
+    for method in _READ_METHODS:
+        if not hasattr(estimator, method):
+            continue
+        if method == "inverse_transform":
+            if hasattr(estimator, "transform"):
+                estimator.inverse_transform(estimator.transform(X))
+        elif method == "score":
+            estimator.score(X, y)
+        else:
+            getattr(estimator, method)(X)
+
+
+# ------------------------------------------------------------------- checks
+def check_partial_fit_splits(name, estimator):
+    """Row-by-row, uneven batches, one batch and ``fit`` all give the same state."""
+    X, y = _make_data(estimator)
+    reference = clone(estimator).fit(X, y)
+    for label, sizes in _splits(X.shape[0]).items():
+        streamed = _stream(clone(estimator), X, y, sizes)
+        assert_state_equal(
+            reference, streamed, context=f"{name}: fit vs partial_fit {label}",
+            **_tolerance(estimator),
+        )
+
+
+def check_fit_resets(name, estimator):
+    """``fit`` forgets earlier data: fit(X1); fit(X2) equals a fresh fit(X2)."""
+    X1, y1 = _make_data(estimator, seed=1)
+    X2, y2 = _make_data(estimator, seed=2)
+    est = clone(estimator).fit(X1, y1)
+    est.fit(X2, y2)
+    fresh = clone(estimator).fit(X2, y2)
+    assert_state_equal(fresh, est, context=f"{name}: refit")
+
+
+def check_methods_leave_state(name, estimator):
+    """transform / predict / score / … leave the pickled estimator byte-identical."""
+    X, y = _make_data(estimator)
+    est = _stream(clone(estimator), X, y, [50, 100])
+    before = pickle.dumps(est)
+    _call_read_methods(est, X[:20], None if y is None else y[:20])
+    assert pickle.dumps(est) == before, f"{name}: a read-only method changed the state"
+
+
+def check_pickle_resume(name, estimator):
+    """Pickle after k batches, resume, continue = the uninterrupted run, bit for bit."""
+    X, y = _make_data(estimator)
+    sizes = [40, 35, 75]
+    uninterrupted = _stream(clone(estimator), X, y, sizes)
+    est = _stream(clone(estimator), X[:75], None if y is None else y[:75], sizes[:2])
+    est = pickle.loads(pickle.dumps(est))
+    est.partial_fit(X[75:], None if y is None else y[75:])
+    assert_state_equal(uninterrupted, est, context=f"{name}: pickle and resume")
+
+
+def check_constant_memory(name, estimator):
+    """The fitted state does not grow with the number of rows streamed."""
+    if not getattr(estimator, "_constant_memory", False):
+        return
+    X, y = _make_data(estimator, n_samples=1000)
+    est = _stream(clone(estimator), X[:100], None if y is None else y[:100], [100])
+    small = len(pickle.dumps(est))
+    for start in range(100, 1000, 100):
+        est.partial_fit(X[start : start + 100], None if y is None else y[start : start + 100])
+    large = len(pickle.dumps(est))
+    # A few bytes of slack: Python ints pickle longer as they grow.
+    assert large <= small + 64, f"{name}: state grew from {small} to {large} bytes"
+
+
+def _bad_inputs(X, y, estimator):
+    """(label, X_bad, y_bad) triples that must be rejected."""
+    d = X.shape[1]
+    cases = []
+    for label, value in (("NaN", np.nan), ("+inf", np.inf), ("-inf", -np.inf), ("1e300", 1e300)):
+        Xb = X[:10].copy()
+        Xb[3, 1] = value
+        cases.append((label, Xb, y))
+    cases.append(("wrong number of features", X[:10, : d - 1], y))
+    cases.append(("extra feature", np.hstack([X[:10], X[:10, :1]]), y))
+    cases.append(("0 rows", X[:0], y))
+    cases.append(("3-D array", X[:10, :, None], y))
+    cases.append(("strings", np.full((10, d), "a"), y))
+    cases.append(("object strings", np.full((10, d), "a", dtype=object), y))
+    cases.append(("complex", X[:10] + 1j, y))
+    cases = [(lab, Xb, None if y is None else y[: min(len(Xb), 10)]) for lab, Xb, _ in cases]
+    if y is not None:
+        yb = y[:10].astype(np.float64)
+        yb[2] = np.nan
+        cases.append(("NaN target", X[:10], yb))
+        cases.append(("target of wrong length", X[:10], y[:9]))
+        if is_classifier(estimator):
+            unseen = y[:10].copy()
+            unseen[0] = np.max(y) + 7
+            cases.append(("unseen label", X[:10], unseen))
+        else:
+            yb = y[:10].astype(np.float64)
+            yb[1] = np.inf
+            cases.append(("inf target", X[:10], yb))
+    return cases
+
+
+_DEFINED_BY_FIRST_CALL = ("wrong number of features", "extra feature", "unseen label")
+
+
+def check_bad_input_keeps_state(name, estimator):
+    """Every bad batch raises ValueError/TypeError and leaves the state byte-identical.
+
+    Checked on a fresh estimator, mid-stream through ``partial_fit``, and through
+    ``fit`` on a fitted estimator.
+    """
+    X, y = _make_data(estimator)
+    fitted = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
+    for label, Xb, yb in _bad_inputs(X, y, estimator):
+        for stage, est, call in (
+            ("fresh partial_fit", clone(estimator), "partial_fit"),
+            ("mid-stream partial_fit", pickle.loads(pickle.dumps(fitted)), "partial_fit"),
+            ("fit on a fitted estimator", pickle.loads(pickle.dumps(fitted)), "fit"),
+        ):
+            if stage != "mid-stream partial_fit" and label in _DEFINED_BY_FIRST_CALL:
+                continue  # fit and the first partial_fit define the width and the classes
+            before = pickle.dumps(est)
+            kwargs = (
+                _first_kwargs(estimator, y)
+                if stage.startswith("fresh") and call == "partial_fit"
+                else {}
+            )
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    getattr(est, call)(Xb, yb, **kwargs)
+            except (ValueError, TypeError) as exc:
+                assert str(exc), f"{name}: {label} ({stage}) raised without a message"
+            else:
+                raise AssertionError(f"{name}: {label} ({stage}) was accepted")
+            assert pickle.dumps(est) == before, f"{name}: {label} ({stage}) changed the state"
+
+
+def check_input_layouts(name, estimator):
+    """float32/64, C/F order, read-only memmap, DataFrame and CSR input agree."""
+    X, y = _make_data(estimator)
+    reference = clone(estimator).fit(X, y)
+    variants = {
+        "F-ordered": np.asfortranarray(X),
+        "non-contiguous": np.repeat(X, 2, axis=1)[:, ::2],
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/X.npy"
+        np.save(path, X)
+        variants["read-only memmap"] = np.load(path, mmap_mode="r")
+        for label, Xv in variants.items():
+            est = clone(estimator).fit(Xv, y)
+            assert_state_equal(reference, est, context=f"{name}: {label} input")
+            _call_read_methods(est, Xv[:5], None if y is None else y[:5])
+        del variants
+    tags = get_tags(estimator)
+    if tags.input_tags.sparse:
+        est = clone(estimator).fit(sp.csr_matrix(X), y)
+        assert_state_equal(reference, est, rtol=1e-12, atol=1e-12, context=f"{name}: CSR input")
+        _call_read_methods(est, sp.csr_matrix(X[:5]), None if y is None else y[:5])
+    X32 = X.astype(np.float32)
+    est = clone(estimator).fit(X32, y)
+    for method in ("transform", "predict", "decision_function"):
+        if hasattr(est, method):
+            out = getattr(est, method)(X32)
+            assert np.all(np.isfinite(np.asarray(out, dtype=float))), f"{name}: float32 {method}"
+            if method == "transform" and "float32" in tags.transformer_tags.preserves_dtype:
+                assert out.dtype == np.float32, f"{name}: transform does not preserve float32"
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a test extra
+        return
+    columns = [f"feature_{i}" for i in range(X.shape[1])]
+    df = pd.DataFrame(X, columns=columns)
+    est = _stream(clone(estimator), df, y, [50, 100])
+    assert list(est.feature_names_in_) == columns, f"{name}: feature names not kept"
+    reference_stream = _stream(clone(estimator), X, y, [50, 100])
+    state = {k: v for k, v in _state(est).items() if k != "feature_names_in_"}
+    for key, value in _state(reference_stream).items():
+        assert pickle.dumps(state[key]) == pickle.dumps(value), f"{name}: DataFrame {key}"
+    _call_read_methods(est, df.iloc[:5], None if y is None else y[:5])
+
+
+def check_pipeline_and_grid_search(name, estimator):
+    """The estimator composes in a Pipeline and a GridSearchCV."""
+    X, y = _make_data(estimator)
+    pipe = make_pipeline(FunctionTransformer(), clone(estimator)).fit(X, y)
+    alone = clone(estimator).fit(X, y)
+    for method in ("transform", "predict"):
+        if hasattr(alone, method):
+            np.testing.assert_array_equal(
+                getattr(pipe, method)(X), getattr(alone, method)(X),
+                err_msg=f"{name}: pipeline {method}",
+            )
+    params = estimator.get_params(deep=False)
+    grid_param = sorted(params)[0]
+    grid = {grid_param: [params[grid_param]] * 2}
+    search = GridSearchCV(clone(estimator), grid, cv=3).fit(X, y)
+    assert hasattr(search, "best_estimator_"), f"{name}: GridSearchCV did not fit"
+    assert np.isfinite(search.best_score_), f"{name}: GridSearchCV score is not finite"
+
+
+def check_set_output_pandas(name, estimator):
+    """Transformers honour ``set_output(transform="pandas")``."""
+    if not hasattr(estimator, "transform") or not hasattr(estimator, "set_output"):
+        return
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover
+        return
+    X, y = _make_data(estimator)
+    est = clone(estimator).set_output(transform="pandas").fit(X, y)
+    out = est.transform(X)
+    assert isinstance(out, pd.DataFrame), f"{name}: set_output ignored"
+    assert list(out.columns) == list(est.get_feature_names_out()), f"{name}: column names"
+
+
+_ALL_CHECKS = (
+    check_partial_fit_splits,
+    check_fit_resets,
+    check_methods_leave_state,
+    check_pickle_resume,
+    check_constant_memory,
+    check_bad_input_keeps_state,
+    check_input_layouts,
+    check_pipeline_and_grid_search,
+    check_set_output_pandas,
+)
+
+
+def yield_online_checks(estimator):
+    """Yield every online check, each ready to call as ``check(name, estimator)``."""
+    yield from _ALL_CHECKS
+
+
+def check_online_estimator(estimator):
+    """Run every online check on ``estimator``; raise AssertionError on the first failure."""
+    name = type(estimator).__name__
+    for check in yield_online_checks(estimator):
+        check(name, estimator)
+
+
+def parametrize_with_online_checks(estimators):
+    """A ``pytest.mark.parametrize`` decorator over (estimator, check) pairs.
+
+    Examples
+    --------
+    >>> from skonline import FrequentDirections
+    >>> from skonline.utils.estimator_checks import parametrize_with_online_checks
+    >>> @parametrize_with_online_checks([FrequentDirections(sketch_size=4)])
+    ... def test_online(estimator, check):
+    ...     check(estimator)
+    """
+    import pytest
+
+    cases = []
+    for label, value in (("NaN", np.nan), ("+inf", np.inf), ("-inf", -np.inf), ("1e300", 1e300)):
+        Xb = X[:10].copy()
+        Xb[3, 1] = value
+        cases.append((label, Xb, y))
+    cases.append(("wrong number of features", X[:10, : d - 1], y))
+    cases.append(("extra feature", np.hstack([X[:10], X[:10, :1]]), y))
+    cases.append(("0 rows", X[:0], y))
+    cases.append(("3-D array", X[:10, :, None], y))
+    cases.append(("strings", np.full((10, d), "a"), y))
+    cases.append(("object strings", np.full((10, d), "a", dtype=object), y))
+    cases.append(("complex", X[:10] + 1j, y))
+    cases = [(lab, Xb, None if y is None else y[: min(len(Xb), 10)]) for lab, Xb, _ in cases]
+    if y is not None:
+        yb = y[:10].astype(np.float64)
+        yb[2] = np.nan
+        cases.append(("NaN target", X[:10], yb))
+        cases.append(("target of wrong length", X[:10], y[:9]))
+        if is_classifier(estimator):
+            unseen = y[:10].copy()
+            unseen[0] = np.max(y) + 7
+            cases.append(("unseen label", X[:10], unseen))
+        else:
+            yb = y[:10].astype(np.float64)
+            yb[1] = np.inf
+            cases.append(("inf target", X[:10], yb))
+    return cases
+
+
+_DEFINED_BY_FIRST_CALL = ("wrong number of features", "extra feature", "unseen label")
+
+
+def check_bad_input_keeps_state(name, estimator):
+    """Every bad batch raises ValueError/TypeError and leaves the state byte-identical.
+
+    Checked on a fresh estimator, mid-stream through ``partial_fit``, and through
+    ``fit`` on a fitted estimator.
+    """
+    X, y = _make_data(estimator)
+    fitted = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
+    for label, Xb, yb in _bad_inputs(X, y, estimator):
+        for stage, est, call in (
+            ("fresh partial_fit", clone(estimator), "partial_fit"),
+            ("mid-stream partial_fit", pickle.loads(pickle.dumps(fitted)), "partial_fit"),
+            ("fit on a fitted estimator", pickle.loads(pickle.dumps(fitted)), "fit"),
+        ):
+            if stage != "mid-stream partial_fit" and label in _DEFINED_BY_FIRST_CALL:
+                continue  # fit and the first partial_fit define the width and the classes
+            before = pickle.dumps(est)
+            kwargs = (
+                _first_kwargs(estimator, y)
+                if stage.startswith("fresh") and call == "partial_fit"
+                else {}
+            )
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    getattr(est, call)(Xb, yb, **kwargs)
+            except (ValueError, TypeError) as exc:
+                assert str(exc), f"{name}: {label} ({stage}) raised without a message"
+            else:
+                raise AssertionError(f"{name}: {label} ({stage}) was accepted")
+            assert pickle.dumps(est) == before, f"{name}: {label} ({stage}) changed the state"
+
+
+def check_input_layouts(name, estimator):
+    """float32/64, C/F order, read-only memmap, DataFrame and CSR input agree."""
+    X, y = _make_data(estimator)
+    reference = clone(estimator).fit(X, y)
+    variants = {
+        "F-ordered": np.asfortranarray(X),
+        "non-contiguous": np.repeat(X, 2, axis=1)[:, ::2],
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/X.npy"
+        np.save(path, X)
+        variants["read-only memmap"] = np.load(path, mmap_mode="r")
+        for label, Xv in variants.items():
+            est = clone(estimator).fit(Xv, y)
+            assert_state_equal(reference, est, context=f"{name}: {label} input")
+            _call_read_methods(est, Xv[:5], None if y is None else y[:5])
+        del variants
+    tags = get_tags(estimator)
+    if tags.input_tags.sparse:
+        est = clone(estimator).fit(sp.csr_matrix(X), y)
+        assert_state_equal(reference, est, rtol=1e-12, atol=1e-12, context=f"{name}: CSR input")
+        _call_read_methods(est, sp.csr_matrix(X[:5]), None if y is None else y[:5])
+    X32 = X.astype(np.float32)
+    est = clone(estimator).fit(X32, y)
+    for method in ("transform", "predict", "decision_function"):
+        if hasattr(est, method):
+            out = getattr(est, method)(X32)
+            assert np.all(np.isfinite(np.asarray(out, dtype=float))), f"{name}: float32 {method}"
+            if method == "transform" and "float32" in tags.transformer_tags.preserves_dtype:
+                assert out.dtype == np.float32, f"{name}: transform does not preserve float32"
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a test extra
+        return
+    columns = [f"feature_{i}" for i in range(X.shape[1])]
+    df = pd.DataFrame(X, columns=columns)
+    est = _stream(clone(estimator), df, y, [50, 100])
+    assert list(est.feature_names_in_) == columns, f"{name}: feature names not kept"
+    reference_stream = _stream(clone(estimator), X, y, [50, 100])
+    state = {k: v for k, v in _state(est).items() if k != "feature_names_in_"}
+    for key, value in _state(reference_stream).items():
+        assert pickle.dumps(state[key]) == pickle.dumps(value), f"{name}: DataFrame {key}"
+    _call_read_methods(est, df.iloc[:5], None if y is None else y[:5])
+
+
+def check_pipeline_and_grid_search(name, estimator):
+    """The estimator composes in a Pipeline and a GridSearchCV."""
+    X, y = _make_data(estimator)
+    pipe = make_pipeline(FunctionTransformer(), clone(estimator)).fit(X, y)
+    alone = clone(estimator).fit(X, y)
+    for method in ("transform", "predict"):
+        if hasattr(alone, method):
+            np.testing.assert_array_equal(
+                getattr(pipe, method)(X), getattr(alone, method)(X),
+                err_msg=f"{name}: pipeline {method}",
+            )
+    params = estimator.get_params(deep=False)
+    grid_param = sorted(params)[0]
+    grid = {grid_param: [params[grid_param]] * 2}
+    search = GridSearchCV(clone(estimator), grid, cv=3).fit(X, y)
+    assert hasattr(search, "best_estimator_"), f"{name}: GridSearchCV did not fit"
+    assert np.isfinite(search.best_score_), f"{name}: GridSearchCV score is not finite"
+
+
+def check_set_output_pandas(name, estimator):
+    """Transformers honour ``set_output(transform="pandas")``."""
+    if not hasattr(estimator, "transform") or not hasattr(estimator, "set_output"):
+        return
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover
+        return
+    X, y = _make_data(estimator)
+    est = clone(estimator).set_output(transform="pandas").fit(X, y)
+    out = est.transform(X)
+    assert isinstance(out, pd.DataFrame), f"{name}: set_output ignored"
+    assert list(out.columns) == list(est.get_feature_names_out()), f"{name}: column names"
+
+
+_ALL_CHECKS = (
+    check_partial_fit_splits,
+    check_fit_resets,
+    check_methods_leave_state,
+    check_pickle_resume,
+    check_constant_memory,
+    check_bad_input_keeps_state,
+    check_input_layouts,
+    check_pipeline_and_grid_search,
+    check_set_output_pandas,
+)
+
+
+def yield_online_checks(estimator):
+    """Yield every online check, each ready to call as ``check(name, estimator)``."""
+    yield from _ALL_CHECKS
+
+
+def check_online_estimator(estimator):
+    """Run every online check on ``estimator``; raise AssertionError on the first failure."""
+    name = type(estimator).__name__
+    for check in yield_online_checks(estimator):
+        check(name, estimator)
+
+
+def parametrize_with_online_checks(estimators):
+    """A ``pytest.mark.parametrize`` decorator over (estimator, check) pairs.
+
+    Examples
+    --------
+    >>> from skonline import FrequentDirections
+    >>> from skonline.utils.estimator_checks import parametrize_with_online_checks
+    >>> @parametrize_with_online_checks([FrequentDirections(sketch_size=4)])
+    ... def test_online(estimator, check):
+    ...     check(estimator)
+    """
+    import pytest
+
+    def _id(obj):
+        if isinstance(obj, functools.partial):
+            return f"{type(obj.keywords.get('estimator', obj.args[0])).__name__}-{obj.func.__name__}"
+        return type(obj).__name__
+
+    cases = []
+    for est in estimators:
+        for check in yield_online_checks(est):
+            cases.append(
+                pytest.param(
+                    est,
+                    functools.partial(check, type(est).__name__),
+                    id=f"{est!r}-{check.__name__}",
+                )
+            )
+    return pytest.mark.parametrize("estimator, check", cases)

@@ -1,0 +1,65 @@
+"""Every public estimator of skonline against scikit-learn's and skonline's own checks.
+
+Estimators are discovered from ``skonline.__all__``: a new estimator is covered
+the day it is exported.
+"""
+
+import inspect
+
+import pytest
+from sklearn.base import BaseEstimator
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import skonline
+from skonline.utils.estimator_checks import parametrize_with_online_checks
+
+
+def _public_estimators():
+    out = []
+    for name in skonline.__all__:
+        obj = getattr(skonline, name)
+        if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+            out.append(obj)
+    return out
+
+
+# Small instances keep the suite fast; every parameter still goes through validation.
+_SMALL = {"sketch_size": 4}
+
+
+def _instances():
+    out = []
+    for cls in _public_estimators():
+        params = {k: v for k, v in _SMALL.items() if k in cls().get_params()}
+        out.append(cls(**params))
+    return out
+
+
+# Expected failures of scikit-learn's checks, with the reason. Keep this empty
+# unless a check's assumption truly conflicts with an online algorithm.
+EXPECTED_FAILED_CHECKS: dict = {}
+
+
+def test_public_estimators_are_discovered():
+    names = {cls.__name__ for cls in _public_estimators()}
+    assert {"FrequentDirections", "RobustFrequentDirections"} <= names
+
+
+@parametrize_with_checks(
+    _instances(),
+    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS.get(type(est).__name__, {}),
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@parametrize_with_online_checks(_instances())
+def test_online_behaviour(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+def test_default_construction_and_docstring_example(cls):
+    est = cls()
+    assert est.get_params() == cls().get_params()
+    assert "Examples" in (cls.__doc__ or ""), "every public estimator has a doctested example"
