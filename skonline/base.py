@@ -29,10 +29,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
 
 from .utils._sklearn_compat import check_is_fitted, validate_data
 
-__all__ = ["OnlineEstimator", "check_finite_magnitude"]
+__all__ = ["OnlineClassifierMixin", "OnlineEstimator", "check_finite_magnitude"]
 
 #: Largest absolute value accepted in a data matrix. Every skonline algorithm
 #: works with squared norms or products of rows; above this bound they overflow
@@ -106,7 +108,12 @@ class OnlineEstimator(BaseEstimator):
 
     # ------------------------------------------------------------- validation
     def _validate_batch(self, X, y, first_call):
-        """Validate a training batch; default: features only, finite, float."""
+        """Validate a training batch; default: features only, finite, float.
+
+        On the first call a subclass may record state here (e.g. ``classes_``)
+        once every check has passed; a failure on the first call resets the
+        estimator anyway.
+        """
         X = validate_data(
             self,
             X,
@@ -139,11 +146,15 @@ class OnlineEstimator(BaseEstimator):
         raise NotImplementedError
 
     # ------------------------------------------------------------ the passes
-    def _online_partial_fit(self, X, y=None):
-        """One ordered online pass: validate everything, then update."""
+    def _online_partial_fit(self, X, y=None, **fit_params):
+        """One ordered online pass: validate everything, then update.
+
+        ``fit_params`` (such as a classifier's ``classes``) go to
+        ``_validate_batch``.
+        """
         first_call = not self._is_initialized()
         try:
-            X, y = self._validate_batch(X, y, first_call)
+            X, y = self._validate_batch(X, y, first_call, **fit_params)
         except Exception:
             if first_call:
                 # validate_data records feature names before checking values;
@@ -155,17 +166,68 @@ class OnlineEstimator(BaseEstimator):
         self._update(X, y)
         return self
 
-    def _online_fit(self, X, y=None):
+    def _online_fit(self, X, y=None, **fit_params):
         """Reset, then one pass.
 
         The batch is validated on an unfitted clone first, so that a bad batch
         given to ``fit`` leaves an already fitted estimator untouched too.
         """
         fresh = clone(self)
-        X, y = fresh._validate_batch(X, y, True)
+        X, y = fresh._validate_batch(X, y, True, **fit_params)
         self._reset()
         for name in fresh._state_names():
             setattr(self, name, getattr(fresh, name))
         self._init_state(X, y)
         self._update(X, y)
         return self
+
+
+class OnlineClassifierMixin:
+    """Target handling for online classifiers (``classes=`` on the first call).
+
+    Follows scikit-learn's ``partial_fit`` convention: the first call must list
+    every class; later calls may omit ``classes`` and must not bring a label
+    outside ``classes_``. ``fit`` takes the classes from ``y``. Nothing is
+    written before the whole batch has been checked.
+    """
+
+    def _validate_batch(self, X, y, first_call, classes=None):
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            reset=first_call,
+            accept_sparse=self._accept_sparse,
+            dtype=[np.float64, np.float32],
+            ensure_min_samples=1,
+        )
+        check_finite_magnitude(X)
+        check_classification_targets(y)
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit "
+                    "(every label the stream may contain)."
+                )
+            known = np.unique(np.asarray(classes))
+            check_classification_targets(known)
+        else:
+            known = self.classes_
+            if classes is not None and not np.array_equal(np.unique(classes), known):
+                raise ValueError(
+                    f"classes={np.unique(classes).tolist()} is not the same as on the first call "
+                    f"to partial_fit: {known.tolist()}."
+                )
+        unseen = np.setdiff1d(np.unique(y), known)
+        if unseen.size:
+            raise ValueError(
+                f"y contains labels {unseen.tolist()} that are not in classes {known.tolist()}."
+            )
+        if first_call:
+            self.classes_ = known
+        return X, y
+
+    def _online_fit(self, X, y=None, **fit_params):
+        y_checked = column_or_1d(y, warn=True) if y is not None else y
+        classes = np.unique(y_checked) if y_checked is not None else None
+        return super()._online_fit(X, y, classes=classes)

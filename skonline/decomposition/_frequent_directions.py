@@ -9,6 +9,7 @@ Ghashami & Phillips (2016) for the PFD and CFD variants.
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,7 +32,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     _accept_sparse = "csr"
     _private_state = ("_buffer", "_n_rows")
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         "sketch_size": [Interval(Integral, 2, None, closed="left")],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "buffer": [StrOptions({"double", "single"})],
@@ -178,7 +179,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         (``O(sketch_size² · n_features)``). Rows beyond the sketch's rank (only
         before ``n_components_`` rows have been seen) are zero.
         """
-        s, Vt = self._svd()
+        _, Vt = self._svd()
         k = self.n_components_
         out = np.zeros((k, self.n_features_in_))
         kk = min(k, Vt.shape[0])
@@ -353,11 +354,14 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         mine, theirs = self.get_params(), other.get_params()
         for key in ("sketch_size", "variant", "beta", "buffer"):
             if key in mine and mine[key] != theirs[key]:
-                raise ValueError(f"cannot merge sketches with different {key}: "
-                                 f"{mine[key]!r} and {theirs[key]!r}")
+                raise ValueError(
+                    f"cannot merge sketches with different {key}: {mine[key]!r} and {theirs[key]!r}"
+                )
         if other.n_features_in_ != self.n_features_in_:
-            raise ValueError(f"cannot merge sketches of {self.n_features_in_} and "
-                             f"{other.n_features_in_} features")
+            raise ValueError(
+                f"cannot merge sketches of {self.n_features_in_} and "
+                f"{other.n_features_in_} features"
+            )
         names = getattr(self, "feature_names_in_", None)
         other_names = getattr(other, "feature_names_in_", None)
         if (names is None) != (other_names is None) or (
@@ -516,7 +520,7 @@ class FrequentDirections(_BaseFrequentDirections):
     True
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         **_BaseFrequentDirections._parameter_constraints,
         "variant": [StrOptions({"fd", "pfd", "cfd", "isvd"})],
         "beta": [Interval(Real, 0, 1, closed="right")],
@@ -607,7 +611,7 @@ class RobustFrequentDirections(_BaseFrequentDirections):
     (30,)
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         **_BaseFrequentDirections._parameter_constraints,
         "alpha0": [Interval(Real, 0, None, closed="left")],
     }

@@ -161,7 +161,9 @@ def check_partial_fit_splits(name, estimator):
     for label, sizes in _splits(X.shape[0]).items():
         streamed = _stream(clone(estimator), X, y, sizes)
         assert_state_equal(
-            reference, streamed, context=f"{name}: fit vs partial_fit {label}",
+            reference,
+            streamed,
+            context=f"{name}: fit vs partial_fit {label}",
             **_tolerance(estimator),
         )
 
@@ -331,7 +333,8 @@ def check_pipeline_and_grid_search(name, estimator):
     for method in ("transform", "predict"):
         if hasattr(alone, method):
             np.testing.assert_array_equal(
-                getattr(pipe, method)(X), getattr(alone, method)(X),
+                getattr(pipe, method)(X),
+                getattr(alone, method)(X),
                 err_msg=f"{name}: pipeline {method}",
             )
     params = estimator.get_params(deep=False)
@@ -394,193 +397,6 @@ def parametrize_with_online_checks(estimators):
     ...     check(estimator)
     """
     import pytest
-
-    cases = []
-    for label, value in (("NaN", np.nan), ("+inf", np.inf), ("-inf", -np.inf), ("1e300", 1e300)):
-        Xb = X[:10].copy()
-        Xb[3, 1] = value
-        cases.append((label, Xb, y))
-    cases.append(("wrong number of features", X[:10, : d - 1], y))
-    cases.append(("extra feature", np.hstack([X[:10], X[:10, :1]]), y))
-    cases.append(("0 rows", X[:0], y))
-    cases.append(("3-D array", X[:10, :, None], y))
-    cases.append(("strings", np.full((10, d), "a"), y))
-    cases.append(("object strings", np.full((10, d), "a", dtype=object), y))
-    cases.append(("complex", X[:10] + 1j, y))
-    cases = [(lab, Xb, None if y is None else y[: min(len(Xb), 10)]) for lab, Xb, _ in cases]
-    if y is not None:
-        yb = y[:10].astype(np.float64)
-        yb[2] = np.nan
-        cases.append(("NaN target", X[:10], yb))
-        cases.append(("target of wrong length", X[:10], y[:9]))
-        if is_classifier(estimator):
-            unseen = y[:10].copy()
-            unseen[0] = np.max(y) + 7
-            cases.append(("unseen label", X[:10], unseen))
-        else:
-            yb = y[:10].astype(np.float64)
-            yb[1] = np.inf
-            cases.append(("inf target", X[:10], yb))
-    return cases
-
-
-_DEFINED_BY_FIRST_CALL = ("wrong number of features", "extra feature", "unseen label")
-
-
-def check_bad_input_keeps_state(name, estimator):
-    """Every bad batch raises ValueError/TypeError and leaves the state byte-identical.
-
-    Checked on a fresh estimator, mid-stream through ``partial_fit``, and through
-    ``fit`` on a fitted estimator.
-    """
-    X, y = _make_data(estimator)
-    fitted = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
-    for label, Xb, yb in _bad_inputs(X, y, estimator):
-        for stage, est, call in (
-            ("fresh partial_fit", clone(estimator), "partial_fit"),
-            ("mid-stream partial_fit", pickle.loads(pickle.dumps(fitted)), "partial_fit"),
-            ("fit on a fitted estimator", pickle.loads(pickle.dumps(fitted)), "fit"),
-        ):
-            if stage != "mid-stream partial_fit" and label in _DEFINED_BY_FIRST_CALL:
-                continue  # fit and the first partial_fit define the width and the classes
-            before = pickle.dumps(est)
-            kwargs = (
-                _first_kwargs(estimator, y)
-                if stage.startswith("fresh") and call == "partial_fit"
-                else {}
-            )
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    getattr(est, call)(Xb, yb, **kwargs)
-            except (ValueError, TypeError) as exc:
-                assert str(exc), f"{name}: {label} ({stage}) raised without a message"
-            else:
-                raise AssertionError(f"{name}: {label} ({stage}) was accepted")
-            assert pickle.dumps(est) == before, f"{name}: {label} ({stage}) changed the state"
-
-
-def check_input_layouts(name, estimator):
-    """float32/64, C/F order, read-only memmap, DataFrame and CSR input agree."""
-    X, y = _make_data(estimator)
-    reference = clone(estimator).fit(X, y)
-    variants = {
-        "F-ordered": np.asfortranarray(X),
-        "non-contiguous": np.repeat(X, 2, axis=1)[:, ::2],
-    }
-    with tempfile.TemporaryDirectory() as tmp:
-        path = f"{tmp}/X.npy"
-        np.save(path, X)
-        variants["read-only memmap"] = np.load(path, mmap_mode="r")
-        for label, Xv in variants.items():
-            est = clone(estimator).fit(Xv, y)
-            assert_state_equal(reference, est, context=f"{name}: {label} input")
-            _call_read_methods(est, Xv[:5], None if y is None else y[:5])
-        del variants
-    tags = get_tags(estimator)
-    if tags.input_tags.sparse:
-        est = clone(estimator).fit(sp.csr_matrix(X), y)
-        assert_state_equal(reference, est, rtol=1e-12, atol=1e-12, context=f"{name}: CSR input")
-        _call_read_methods(est, sp.csr_matrix(X[:5]), None if y is None else y[:5])
-    X32 = X.astype(np.float32)
-    est = clone(estimator).fit(X32, y)
-    for method in ("transform", "predict", "decision_function"):
-        if hasattr(est, method):
-            out = getattr(est, method)(X32)
-            assert np.all(np.isfinite(np.asarray(out, dtype=float))), f"{name}: float32 {method}"
-            if method == "transform" and "float32" in tags.transformer_tags.preserves_dtype:
-                assert out.dtype == np.float32, f"{name}: transform does not preserve float32"
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is a test extra
-        return
-    columns = [f"feature_{i}" for i in range(X.shape[1])]
-    df = pd.DataFrame(X, columns=columns)
-    est = _stream(clone(estimator), df, y, [50, 100])
-    assert list(est.feature_names_in_) == columns, f"{name}: feature names not kept"
-    reference_stream = _stream(clone(estimator), X, y, [50, 100])
-    state = {k: v for k, v in _state(est).items() if k != "feature_names_in_"}
-    for key, value in _state(reference_stream).items():
-        assert pickle.dumps(state[key]) == pickle.dumps(value), f"{name}: DataFrame {key}"
-    _call_read_methods(est, df.iloc[:5], None if y is None else y[:5])
-
-
-def check_pipeline_and_grid_search(name, estimator):
-    """The estimator composes in a Pipeline and a GridSearchCV."""
-    X, y = _make_data(estimator)
-    pipe = make_pipeline(FunctionTransformer(), clone(estimator)).fit(X, y)
-    alone = clone(estimator).fit(X, y)
-    for method in ("transform", "predict"):
-        if hasattr(alone, method):
-            np.testing.assert_array_equal(
-                getattr(pipe, method)(X), getattr(alone, method)(X),
-                err_msg=f"{name}: pipeline {method}",
-            )
-    params = estimator.get_params(deep=False)
-    grid_param = sorted(params)[0]
-    grid = {grid_param: [params[grid_param]] * 2}
-    search = GridSearchCV(clone(estimator), grid, cv=3).fit(X, y)
-    assert hasattr(search, "best_estimator_"), f"{name}: GridSearchCV did not fit"
-    assert np.isfinite(search.best_score_), f"{name}: GridSearchCV score is not finite"
-
-
-def check_set_output_pandas(name, estimator):
-    """Transformers honour ``set_output(transform="pandas")``."""
-    if not hasattr(estimator, "transform") or not hasattr(estimator, "set_output"):
-        return
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover
-        return
-    X, y = _make_data(estimator)
-    est = clone(estimator).set_output(transform="pandas").fit(X, y)
-    out = est.transform(X)
-    assert isinstance(out, pd.DataFrame), f"{name}: set_output ignored"
-    assert list(out.columns) == list(est.get_feature_names_out()), f"{name}: column names"
-
-
-_ALL_CHECKS = (
-    check_partial_fit_splits,
-    check_fit_resets,
-    check_methods_leave_state,
-    check_pickle_resume,
-    check_constant_memory,
-    check_bad_input_keeps_state,
-    check_input_layouts,
-    check_pipeline_and_grid_search,
-    check_set_output_pandas,
-)
-
-
-def yield_online_checks(estimator):
-    """Yield every online check, each ready to call as ``check(name, estimator)``."""
-    yield from _ALL_CHECKS
-
-
-def check_online_estimator(estimator):
-    """Run every online check on ``estimator``; raise AssertionError on the first failure."""
-    name = type(estimator).__name__
-    for check in yield_online_checks(estimator):
-        check(name, estimator)
-
-
-def parametrize_with_online_checks(estimators):
-    """A ``pytest.mark.parametrize`` decorator over (estimator, check) pairs.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import parametrize_with_online_checks
-    >>> @parametrize_with_online_checks([FrequentDirections(sketch_size=4)])
-    ... def test_online(estimator, check):
-    ...     check(estimator)
-    """
-    import pytest
-
-    def _id(obj):
-        if isinstance(obj, functools.partial):
-            return f"{type(obj.keywords.get('estimator', obj.args[0])).__name__}-{obj.func.__name__}"
-        return type(obj).__name__
 
     cases = []
     for est in estimators:
