@@ -1,0 +1,396 @@
+"""FrequentDirections / RobustFrequentDirections against the paper.
+
+Luo et al., "Robust Frequent Directions with Application in Online Learning"
+(JMLR 2019). The functions ``textbook_fd`` below are literal transcriptions of
+Algorithms 1/2 (one SVD per row) and 4/5 (doubling buffer); the fast kernel is
+compared with them on the same stream.
+"""
+
+import pickle
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from skonline import FrequentDirections, RobustFrequentDirections
+from skonline.evaluation import _sketch_metrics, covariance_error
+from skonline.utils._sketch import compact, shrunk_squares
+
+
+# --------------------------------------------------------------- references
+def textbook_fd(A, m, *, doubling=True, robust=False, alpha0=0.0):
+    """Literal Alg. 1/2 (``doubling=False``) or Alg. 4/5 (``doubling=True``).
+
+    Returns (B, alpha, number of SVDs).
+    """
+    d = A.shape[1]
+    B = np.zeros((0, d))
+    alpha = alpha0
+    n_svd = 0
+    full = 2 * m if doubling else m
+    for a in A:
+        Bhat = np.vstack([B, a])  # B̂^(t-1) = [B^(t-1); a^(t)ᵀ]
+        if Bhat.shape[0] == full:
+            _, s, Vt = np.linalg.svd(Bhat, full_matrices=False)
+            sigma_m2 = s[m - 1] ** 2 if len(s) >= m else 0.0
+            k = min(m - 1, len(s))
+            B = np.sqrt(np.maximum(s[:k] ** 2 - sigma_m2, 0.0))[:, None] * Vt[:k]
+            if robust:
+                alpha = alpha + sigma_m2 / 2.0
+            n_svd += 1
+        else:
+            B = Bhat
+    return B, alpha, n_svd
+
+
+def low_rank_plus_noise(n=600, d=40, rank=8, noise=0.3, seed=0):
+    rng = np.random.default_rng(seed)
+    U = rng.standard_normal((n, rank))
+    V = np.linalg.qr(rng.standard_normal((d, rank)))[0].T
+    scales = np.linspace(10, 2, rank)
+    return (U * scales) @ V + noise * rng.standard_normal((n, d))
+
+
+def tail_bound(A, m):
+    """min over k < m of ‖A − A_k‖_F² / (m − k) (FD's bound, eq. 1)."""
+    s2 = np.linalg.svd(A, compute_uv=False) ** 2
+    return min(s2[k:].sum() / (m - k) for k in range(m))
+
+
+def spectral(M):
+    e = np.linalg.eigvalsh(M)
+    return max(abs(e[0]), abs(e[-1]))
+
+
+# ------------------------------------------------------ faithful, then fast
+@pytest.mark.parametrize("buffer", ["double", "single"])
+@pytest.mark.parametrize("compaction", ["gram", "svd"])
+@pytest.mark.parametrize("m", [2, 5, 9])
+def test_fast_kernel_matches_textbook(buffer, compaction, m):
+    A = low_rank_plus_noise(n=157, d=23)
+    B_ref, alpha_ref, n_svd = textbook_fd(A, m, doubling=buffer == "double", robust=True)
+    rfd = RobustFrequentDirections(sketch_size=m, buffer=buffer, compaction=compaction).fit(A)
+    B = rfd.sketch_
+    scale = np.sum(A * A)
+    np.testing.assert_allclose(B.T @ B, B_ref.T @ B_ref, rtol=0, atol=1e-10 * scale)
+    assert abs(rfd.alpha_ - alpha_ref) <= 1e-10 * scale
+    assert rfd.n_compactions_ == n_svd
+    assert B.shape[0] == B_ref.shape[0]
+
+
+def test_rank_deficient_and_wide_buffers_match_textbook():
+    rng = np.random.default_rng(3)
+    # rank 2 < m: sigma_m = 0 at every compaction, alpha stays at alpha0 = 0
+    A = rng.standard_normal((80, 2)) @ rng.standard_normal((2, 12))
+    rfd = RobustFrequentDirections(sketch_size=4).fit(A)
+    B_ref, alpha_ref, _ = textbook_fd(A, 4, robust=True)
+    np.testing.assert_allclose(rfd.sketch_.T @ rfd.sketch_, B_ref.T @ B_ref, atol=1e-9)
+    assert rfd.alpha_ < 1e-10 * np.sum(A * A) and alpha_ref < 1e-10 * np.sum(A * A)
+    # d < 2m: more buffer rows than columns; the sketch is then (nearly) exact
+    A = rng.standard_normal((50, 3))
+    rfd = RobustFrequentDirections(sketch_size=5).fit(A)
+    np.testing.assert_allclose(rfd.get_covariance(), A.T @ A, atol=1e-9)
+
+
+def test_doubling_schedule_counts():
+    # Spec §2.4: T = 3000, m = 5 gives floor((T - 2m)/(m + 1)) + 1 = 499 compactions.
+    A = np.random.default_rng(0).standard_normal((3000, 8))
+    fd = FrequentDirections(sketch_size=5).fit(A)
+    assert fd.n_compactions_ == 499
+    single = FrequentDirections(sketch_size=5, buffer="single").fit(A[:100])
+    assert single.n_compactions_ == 100 - 5 + 1  # one SVD per row from t = m on
+
+
+@pytest.mark.parametrize("variant", ["fd", "pfd", "isvd"])
+def test_gram_compaction_equals_svd_compaction(variant):
+    rng = np.random.default_rng(7)
+    buffers = [
+        rng.standard_normal((10, 30)),  # generic
+        rng.standard_normal((10, 2)) @ rng.standard_normal((2, 30)),  # rank deficient
+        rng.standard_normal((10, 4)),  # more rows than columns
+        np.vstack([rng.standard_normal((6, 30)), np.zeros((4, 30))]),  # zero rows
+    ]
+    if variant == "fd":
+        # All ties: FD shrinks every tied direction to zero, so BᵀB is unique. For
+        # PFD/iSVD the kept subspace among tied values is arbitrary (not comparable).
+        buffers.append(np.vstack([np.eye(30)[:5] * 3.0, np.eye(30)[5:10] * 3.0]))
+    for Bhat in buffers:
+        rows_g, kept_g, delta_g = compact(Bhat, 5, variant, 0.4, method="gram")
+        rows_s, kept_s, delta_s = compact(Bhat, 5, variant, 0.4, method="svd")
+        scale = np.linalg.norm(Bhat, 2) ** 2
+        np.testing.assert_allclose(rows_g.T @ rows_g, rows_s.T @ rows_s, atol=1e-12 * scale)
+        assert abs(delta_g - delta_s) <= 1e-12 * scale
+        np.testing.assert_allclose(kept_g, kept_s, atol=1e-12 * scale)
+
+
+def test_compact_does_not_write_into_its_input():
+    Bhat = np.random.default_rng(0).standard_normal((8, 12))
+    before = Bhat.copy()
+    compact(Bhat, 4)
+    compact(Bhat, 4, method="svd")
+    np.testing.assert_array_equal(Bhat, before)
+
+
+# ------------------------------------------------------------ guarantees
+@pytest.mark.parametrize("m", [4, 8, 16])
+def test_fd_bound_and_psd(m):
+    A = low_rank_plus_noise()
+    fd = FrequentDirections(sketch_size=m).fit(A)
+    B = fd.sketch_
+    D = A.T @ A - B.T @ B
+    eig = np.linalg.eigvalsh(D)
+    fro2 = np.sum(A * A)
+    assert eig[0] >= -1e-9 * fro2  # Lemma 4 (16): AᵀA − BᵀB ⪰ 0
+    assert eig[-1] <= fd.shrinkage_ * (1 + 1e-9)  # AᵀA − BᵀB ⪯ ΔI
+    s2 = np.linalg.svd(A, compute_uv=False) ** 2
+    for k in range(m):  # eq. (1) for every k < m, through Δ (Lemma 5)
+        assert fd.shrinkage_ <= s2[k:].sum() / (m - k) * (1 + 1e-9)
+    assert m * fd.shrinkage_ <= fro2 - np.sum(B * B) + 1e-9 * fro2  # (22)
+
+
+@pytest.mark.parametrize("m", [4, 8, 16])
+def test_rfd_bound_is_half_of_fd(m):
+    A = low_rank_plus_noise()
+    fd = FrequentDirections(sketch_size=m).fit(A)
+    rfd = RobustFrequentDirections(sketch_size=m).fit(A)
+    np.testing.assert_array_equal(rfd.sketch_, fd.sketch_)  # the same B
+    assert rfd.alpha_ == rfd.shrinkage_ / 2  # exact: halving is exact in binary
+    err_fd = spectral(A.T @ A - fd.get_covariance())
+    err_rfd = spectral(A.T @ A - rfd.get_covariance())
+    assert err_rfd <= rfd.alpha_ * (1 + 1e-9)  # Theorem 3 / Corollary 2
+    assert err_rfd <= tail_bound(A, m) / 2 * (1 + 1e-9)
+    # Paper Fig. 1: the error is about half of FD's on low-rank + noise data
+    assert 0.45 <= err_rfd / err_fd <= 0.55
+
+
+def test_rfd_with_alpha0_targets_shifted_matrix_and_conditioning():
+    A = low_rank_plus_noise(seed=4)
+    alpha0 = 5.0
+    m = 6
+    rfd = RobustFrequentDirections(sketch_size=m, alpha0=alpha0).fit(A)
+    fd = FrequentDirections(sketch_size=m).fit(A)
+    np.testing.assert_allclose(rfd.alpha_, alpha0 + rfd.shrinkage_ / 2, rtol=1e-12)
+    M = A.T @ A + alpha0 * np.eye(A.shape[1])
+    assert spectral(M - rfd.get_covariance()) <= rfd.shrinkage_ / 2 * (1 + 1e-9)
+    # Theorem 4: κ(M_RFD) ≤ κ(M_FD) and ≤ κ(M)
+    kappa = np.linalg.cond
+    M_fd = fd.get_covariance() + alpha0 * np.eye(A.shape[1])
+    assert kappa(rfd.get_covariance()) <= kappa(M_fd) * (1 + 1e-9)
+    assert kappa(rfd.get_covariance()) <= kappa(M) * (1 + 1e-9)
+
+
+def test_greedy_failure_fixture_appendix_f():
+    """Appendix F (corrected: Ã ∈ R^{(m-1+s) x d}, Ã₁ a = 0): iSVD drops every copy of a."""
+    m, s, d, lam, eps = 4, 200, 10, 1.0, 1e-3
+    A1 = np.zeros((m - 1, d))
+    A1[np.arange(m - 1), np.arange(m - 1)] = lam  # smallest singular value λ
+    a = np.zeros(d)
+    a[m] = lam - eps  # ‖a‖ = λ − ε and Ã₁ a = 0
+    A = np.vstack([A1, np.tile(a, (s, 1))])
+    cov = A.T @ A
+    isvd = FrequentDirections(sketch_size=m, variant="isvd", buffer="single").fit(A)
+    fd = FrequentDirections(sketch_size=m, buffer="single").fit(A)
+    rfd = RobustFrequentDirections(sketch_size=m, buffer="single").fit(A)
+    err_isvd = spectral(cov - isvd.get_covariance())
+    np.testing.assert_allclose(err_isvd, s * (lam - eps) ** 2, rtol=1e-9)  # all of A₂ lost
+    bound = tail_bound(A, m)
+    assert spectral(cov - fd.get_covariance()) <= bound * (1 + 1e-9)
+    assert spectral(cov - rfd.get_covariance()) <= bound / 2 * (1 + 1e-9)
+    assert err_isvd > 10 * bound
+
+
+def test_pfd_limits_and_cfd():
+    A = low_rank_plus_noise(seed=5)
+    m = 6
+    fd = FrequentDirections(sketch_size=m).fit(A)
+    pfd_full = FrequentDirections(sketch_size=m, variant="pfd", beta=1.0).fit(A)
+    np.testing.assert_allclose(pfd_full.sketch_, fd.sketch_, atol=1e-12)  # β = 1 is FD
+    pfd_one = FrequentDirections(sketch_size=m, variant="pfd", beta=0.1).fit(A)
+    isvd = FrequentDirections(sketch_size=m, variant="isvd").fit(A)
+    np.testing.assert_allclose(pfd_one.sketch_, isvd.sketch_, atol=1e-12)  # q = 1 is iSVD
+    kept, delta = shrunk_squares(np.array([9.0, 7.0, 5.0, 3.0, 2.0, 1.0]), 5, "pfd", 0.4)
+    # q = floor(0.4 * 5) = 2 affected values (i = 4, 5): the 4th is shrunk, the 5th dropped
+    np.testing.assert_allclose(kept, [9.0, 7.0, 5.0, 3.0 - 2.0])
+    assert delta == 2.0
+    cfd = FrequentDirections(sketch_size=m, variant="cfd").fit(A)
+    np.testing.assert_array_equal(cfd.sketch_, fd.sketch_)
+    B = fd.sketch_
+    _, s, Vt = np.linalg.svd(B, full_matrices=False)
+    expected = B.T @ B + fd.shrinkage_ * Vt.T @ Vt
+    np.testing.assert_allclose(cfd.get_covariance(), expected, atol=1e-9 * np.sum(A * A))
+    cov = A.T @ A
+    err = {v: spectral(cov - e.get_covariance()) for v, e in [("fd", fd), ("cfd", cfd)]}
+    err_rfd = spectral(cov - RobustFrequentDirections(sketch_size=m).fit(A).get_covariance())
+    assert err["cfd"] <= cfd.shrinkage_ * (1 + 1e-9)  # same bound as FD
+    assert err_rfd <= err["cfd"] and err_rfd <= err["fd"]  # spec R2 (paper Fig. 1)
+
+
+# ------------------------------------------------------------ streaming
+def test_any_split_is_bit_identical_including_csr():
+    A = low_rank_plus_noise(n=300)
+    ref = RobustFrequentDirections(sketch_size=7).fit(A)
+    rng = np.random.default_rng(0)
+    cuts = np.sort(rng.choice(np.arange(1, 300), size=25, replace=False))
+    est = RobustFrequentDirections(sketch_size=7)
+    for part in np.split(A, cuts):
+        est.partial_fit(part)
+    np.testing.assert_array_equal(est.sketch_, ref.sketch_)
+    assert est.alpha_ == ref.alpha_ and est.n_compactions_ == ref.n_compactions_
+    csr, A_csr = RobustFrequentDirections(sketch_size=7), sp.csr_matrix(A)
+    for start, stop in zip(np.r_[0, cuts], np.r_[cuts, 300], strict=True):
+        csr.partial_fit(A_csr[start:stop])
+    np.testing.assert_array_equal(csr.sketch_, ref.sketch_)
+
+
+def test_csr_input_is_never_densified_as_a_whole():
+    # 5000 x 20000 would be 800 MB dense; the sketch needs 2 * 8 rows of 20000.
+    X = sp.random(5000, 20000, density=1e-4, format="csr", random_state=0)
+    tracemalloc.start()
+    fd = FrequentDirections(sketch_size=8).fit(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 30e6, f"peak {peak / 1e6:.0f} MB"
+    assert fd.n_samples_seen_ == 5000
+
+
+def test_skip_zero_rows_keeps_covariance_with_fewer_compactions():
+    A = low_rank_plus_noise(n=200)
+    Z = np.insert(A, np.arange(0, 200, 2), 0.0, axis=0)  # interleave 100 zero rows
+    plain = FrequentDirections(sketch_size=5).fit(Z)
+    skip = FrequentDirections(sketch_size=5, skip_zero_rows=True).fit(Z)
+    direct = FrequentDirections(sketch_size=5).fit(A)
+    np.testing.assert_array_equal(skip.sketch_, direct.sketch_)
+    assert skip.n_compactions_ < plain.n_compactions_
+    assert skip.n_samples_seen_ == 300
+    skip_csr = FrequentDirections(sketch_size=5, skip_zero_rows=True).fit(sp.csr_matrix(Z))
+    np.testing.assert_array_equal(skip_csr.sketch_, direct.sketch_)
+
+
+def test_merge_of_disjoint_streams_keeps_the_bound():
+    A = low_rank_plus_noise(n=500, seed=9)
+    m = 6
+    left = RobustFrequentDirections(sketch_size=m).fit(A[:230])
+    right = RobustFrequentDirections(sketch_size=m).fit(A[230:])
+    right_before = pickle.dumps(right)
+    merged = pickle.loads(pickle.dumps(left)).merge(right)
+    assert pickle.dumps(right) == right_before  # merge does not touch its argument
+    assert merged.n_samples_seen_ == 500
+    assert merged.n_compactions_ >= left.n_compactions_ + right.n_compactions_
+    np.testing.assert_allclose(merged.alpha_, merged.shrinkage_ / 2, rtol=1e-12)
+    D = A.T @ A - (merged.sketch_.T @ merged.sketch_)
+    eig = np.linalg.eigvalsh(D)
+    assert eig[0] >= -1e-9 * np.sum(A * A)
+    assert eig[-1] <= merged.shrinkage_ * (1 + 1e-9)
+    assert merged.shrinkage_ <= tail_bound(A, m) * (1 + 1e-9)
+    assert spectral(A.T @ A - merged.get_covariance()) <= merged.shrinkage_ / 2 * (1 + 1e-9)
+
+
+def test_merge_rejects_incompatible_sketches():
+    A = low_rank_plus_noise(n=50)
+    fd = FrequentDirections(sketch_size=5).fit(A)
+    with pytest.raises(ValueError, match="sketch_size"):
+        fd.merge(FrequentDirections(sketch_size=6).fit(A))
+    with pytest.raises(ValueError, match="features"):
+        fd.merge(FrequentDirections(sketch_size=5).fit(A[:, :10]))
+    with pytest.raises(TypeError):
+        fd.merge(RobustFrequentDirections(sketch_size=5).fit(A))
+    with pytest.raises(ValueError, match="variant"):
+        fd.merge(FrequentDirections(sketch_size=5, variant="cfd").fit(A))
+
+
+# ------------------------------------------------------ solves and score
+def test_solve_matches_dense_linear_algebra():
+    A = low_rank_plus_noise(n=300, d=30)
+    rng = np.random.default_rng(1)
+    V = rng.standard_normal((30, 3))
+    rfd = RobustFrequentDirections(sketch_size=6).fit(A)
+    assert rfd.alpha_ > 0
+    np.testing.assert_allclose(rfd.solve(V), np.linalg.solve(rfd.get_covariance(), V), rtol=1e-8)
+    np.testing.assert_allclose(rfd.get_precision() @ rfd.get_covariance(), np.eye(30), atol=1e-8)
+    fd = FrequentDirections(sketch_size=6).fit(A)  # singular: pseudo-inverse
+    np.testing.assert_allclose(
+        fd.solve(V[:, 0]), np.linalg.pinv(fd.get_covariance()) @ V[:, 0], rtol=1e-6, atol=1e-12
+    )
+    low = RobustFrequentDirections(sketch_size=6).fit(A[:8])  # no compaction: alpha = 0
+    assert low.alpha_ == 0.0
+    np.testing.assert_allclose(
+        low.solve(V), np.linalg.pinv(low.get_covariance()) @ V, rtol=1e-6, atol=1e-12
+    )
+    with pytest.raises(ValueError, match="n_features"):
+        rfd.solve(np.ones(29))
+    op = rfd.covariance_operator()
+    np.testing.assert_allclose(op @ V[:, 0], rfd.get_covariance() @ V[:, 0])
+
+
+def test_score_is_negative_relative_covariance_error(monkeypatch):
+    A = low_rank_plus_noise(n=400, d=30)
+    rfd = RobustFrequentDirections(sketch_size=6).fit(A)
+    expected = covariance_error(A, rfd.sketch_, rfd.alpha_)
+    np.testing.assert_allclose(rfd.score(A), -expected, rtol=1e-12)
+    np.testing.assert_allclose(rfd.score(sp.csr_matrix(A)), -expected, rtol=1e-12)
+    monkeypatch.setattr(_sketch_metrics, "DENSE_MAX_FEATURES", 5)  # force the Lanczos path
+    np.testing.assert_allclose(rfd.score(A), -expected, rtol=1e-6)
+    fd = FrequentDirections(sketch_size=6).fit(A)
+    assert rfd.score(A) > fd.score(A)
+
+
+# ------------------------------------------------- estimator behaviour
+def test_components_transform_and_inverse():
+    A = low_rank_plus_noise(n=300, d=20, rank=3, noise=0.01)
+    fd = FrequentDirections(sketch_size=8, n_components=3).fit(A)
+    C = fd.components_
+    np.testing.assert_allclose(C @ C.T, np.eye(3), atol=1e-10)
+    Z = fd.transform(A)
+    assert Z.shape == (300, 3)
+    rel = np.linalg.norm(A - fd.inverse_transform(Z)) / np.linalg.norm(A)
+    assert rel < 0.01  # the rank-3 signal is recovered
+    assert fd.transform(A.astype(np.float32)).dtype == np.float32
+    assert fd.singular_values_.shape == (3,)
+    assert np.all(np.diff(fd.singular_values_) <= 0)
+    with pytest.raises(ValueError, match="n_components_=3"):
+        fd.inverse_transform(np.ones((2, 4)))
+    # RFD's transform is FD's: the same B
+    rfd = RobustFrequentDirections(sketch_size=8, n_components=3).fit(A)
+    np.testing.assert_array_equal(rfd.transform(A), Z)
+
+
+def test_components_before_enough_rows_are_zero_padded():
+    fd = FrequentDirections(sketch_size=10, n_components=4).fit(np.eye(6)[:2] * 3)
+    C = fd.components_
+    assert C.shape == (4, 6)
+    np.testing.assert_array_equal(C[2:], 0.0)
+    np.testing.assert_array_equal(fd.singular_values_, [3.0, 3.0, 0.0, 0.0])
+
+
+def test_parameter_consistency_errors_keep_state():
+    A = low_rank_plus_noise(n=60, d=10)
+    with pytest.raises(ValueError, match="at most sketch_size - 1"):
+        FrequentDirections(sketch_size=4, n_components=4).fit(A)
+    with pytest.raises(ValueError, match="at most n_features"):
+        FrequentDirections(sketch_size=20, n_components=12).fit(A)
+    fd = FrequentDirections(sketch_size=4).fit(A)
+    before = pickle.dumps(fd)
+    fd.set_params(sketch_size=5)
+    with pytest.raises(ValueError, match="call fit"):
+        fd.partial_fit(A)
+    fd.set_params(sketch_size=4)
+    assert pickle.dumps(fd) == before
+    fd.set_params(sketch_size=5).fit(A)  # fit starts a new sketch
+    assert fd.sketch_.shape[0] <= 2 * 5 - 1
+
+
+def test_error_messages_name_the_problem():
+    A = low_rank_plus_noise(n=60, d=10)
+    fd = FrequentDirections(sketch_size=4).fit(A)
+    bad = A.copy()
+    bad[0, 0] = 1e300
+    with pytest.raises(ValueError, match="too large"):
+        fd.partial_fit(bad)
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fd.partial_fit(bad)
+    with pytest.raises(ValueError, match="10 features"):
+        fd.partial_fit(A[:, :9])
+    with pytest.raises(ValueError, match="0 sample"):
+        fd.partial_fit(A[:0])
