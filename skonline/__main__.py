@@ -1,0 +1,6 @@
+"""Entry point of ``python -m skonline``."""
+
+from ._tour import main
+
+if __name__ == "__main__":
+    main()
