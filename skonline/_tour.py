@@ -23,15 +23,15 @@ BATCH = 100
 
 
 def _stream(est, X, repeats=3):
-    """Stream ``X`` into fresh copies of ``est``; best wall time of ``repeats`` (after a warm-up)."""
-    best = np.inf
+    """Stream ``X`` into fresh copies of ``est``; best time of ``repeats`` after a warm-up."""
+    times = []
     for _ in range(repeats + 1):  # the first run warms up imports and BLAS threads
         fitted = clone(est)
         start = time.perf_counter()
         for batch in gen_batches(X.shape[0], BATCH):
             fitted.partial_fit(X[batch])
-        best = min(best, time.perf_counter() - start) if _ else np.inf
-    return fitted, best
+        times.append(time.perf_counter() - start)
+    return fitted, min(times[1:])
 
 
 def ipca_uncentred_covariance(ipca, n_samples):
