@@ -37,8 +37,10 @@ from .utils._sklearn_compat import check_is_fitted, validate_data
 __all__ = ["OnlineClassifierMixin", "OnlineEstimator", "check_finite_magnitude"]
 
 #: Largest absolute value accepted in a data matrix. Every skonline algorithm
-#: works with squared norms or products of rows; above this bound they overflow
-#: float64 (``1e150 ** 2 == 1e300``) and the state would silently become inf/NaN.
+#: works with squared norms or products of rows; a single square above
+#: ``1e300`` is certain to overflow float64 and turn the state into inf/NaN.
+#: Sums of many squares can still overflow below this bound; the kernels fall
+#: back to overflow-safe routes there (e.g. the SVD compaction of the sketches).
 MAX_ABS_VALUE = 1e150
 
 
@@ -167,18 +169,19 @@ class OnlineEstimator(BaseEstimator):
         return self
 
     def _online_fit(self, X, y=None, **fit_params):
-        """Reset, then one pass.
+        """Reset, then one pass — transactionally.
 
-        The batch is validated on an unfitted clone first, so that a bad batch
-        given to ``fit`` leaves an already fitted estimator untouched too.
+        The new state is built on an unfitted clone and moved into ``self``
+        only when validation and the whole pass have succeeded, so a failed
+        ``fit`` leaves an already fitted estimator untouched.
         """
         fresh = clone(self)
         X, y = fresh._validate_batch(X, y, True, **fit_params)
+        fresh._init_state(X, y)
+        fresh._update(X, y)
         self._reset()
         for name in fresh._state_names():
             setattr(self, name, getattr(fresh, name))
-        self._init_state(X, y)
-        self._update(X, y)
         return self
 
 

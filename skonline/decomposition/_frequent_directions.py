@@ -8,6 +8,7 @@ Ghashami & Phillips (2016) for the PFD and CFD variants.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -24,6 +25,8 @@ from ..utils._sketch import append_rows, sketch_solve, thin_svd
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 
 __all__ = ["FrequentDirections", "RobustFrequentDirections"]
+
+_DENSE_WARN_FEATURES = 20000
 
 
 class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEstimator):
@@ -57,18 +60,22 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 f"n_components={self.n_components} must be at most sketch_size - 1 = "
                 f"{self.sketch_size - 1}: a compacted sketch keeps sketch_size - 1 directions."
             )
-        if not first_call and self._buffer.shape[0] != self._capacity():
-            raise ValueError(
-                "sketch_size or buffer changed since the first partial_fit "
-                f"(buffer of {self._buffer.shape[0]} rows, parameters ask for "
-                f"{self._capacity()}); call fit to start a new sketch."
-            )
+        if not first_call:
+            self._check_capacity()
         X, y = super()._validate_batch(X, y, first_call)
         if self.n_components is not None and self.n_components > X.shape[1]:
             raise ValueError(
                 f"n_components={self.n_components} must be at most n_features={X.shape[1]}."
             )
         return X, y
+
+    def _check_capacity(self):
+        if self._buffer.shape[0] != self._capacity():
+            raise ValueError(
+                "sketch_size or buffer changed since the first partial_fit "
+                f"(buffer of {self._buffer.shape[0]} rows, parameters ask for "
+                f"{self._capacity()}); call fit to start a new sketch."
+            )
 
     def _init_state(self, X, y):
         self._buffer = np.zeros((self._capacity(), X.shape[1]), dtype=np.float64)
@@ -87,8 +94,11 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 nonzero = np.any(X != 0, axis=1)
             X = X[nonzero]
         variant = self._variant()
-        self._n_rows, deltas = append_rows(
-            self._buffer,
+        # Work on a copy of the 2m x d buffer and commit at the end, so that an
+        # exception in a compaction leaves the sketch as it was.
+        buffer = self._buffer.copy()
+        n_rows, deltas = append_rows(
+            buffer,
             self._n_rows,
             X,
             self.sketch_size,
@@ -96,10 +106,13 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             beta=getattr(self, "beta", 0.2),
             method=self.compaction,
         )
+        shrinkage, alpha = self.shrinkage_, self.alpha_
         for delta in deltas:  # Alg. 5: alpha grows by sigma_m^2 / 2 per compaction
-            self.shrinkage_ += delta
+            shrinkage += delta
             if self._is_robust():
-                self.alpha_ += delta / 2.0
+                alpha += delta / 2.0
+        self._buffer, self._n_rows = buffer, n_rows
+        self.shrinkage_, self.alpha_ = shrinkage, alpha
         self.n_compactions_ += len(deltas)
         self.n_samples_seen_ += n
 
@@ -254,10 +267,17 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         -------
         cov : ndarray of shape (n_features, n_features)
             Approximates ``AᵀA`` of all rows streamed so far (not divided by
-            the number of rows). Uses ``O(n_features²)`` memory; see
-            :meth:`covariance_operator` for large ``n_features``.
+            the number of rows). Uses ``O(n_features²)`` memory (a warning is
+            issued above 20000 features); see :meth:`covariance_operator`.
         """
         B, alpha = self._effective_sketch()
+        if self.n_features_in_ > _DENSE_WARN_FEATURES:
+            warnings.warn(
+                f"get_covariance forms a dense {self.n_features_in_} x {self.n_features_in_} "
+                "matrix; covariance_operator() and solve() never do.",
+                UserWarning,
+                stacklevel=2,
+            )
         cov = B.T @ B
         cov[np.diag_indices_from(cov)] += alpha
         return cov
@@ -291,7 +311,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """
         B, alpha = self._effective_sketch()
         V = np.asarray(V, dtype=np.float64)
-        if V.shape[0] != self.n_features_in_ or V.ndim > 2:
+        if V.ndim not in (1, 2) or V.shape[0] != self.n_features_in_:
             raise ValueError(
                 f"V must have shape (n_features,) or (n_features, k) with "
                 f"n_features={self.n_features_in_}; got {V.shape}."
@@ -309,7 +329,9 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         covariances, so ``X`` may be a sample of the stream. When ``X`` is
         exactly the streamed data this is ``-‖AᵀA − (BᵀB + αI)‖₂ / ‖A‖_F²``,
         the relative covariance error of the papers. Higher is better; 0 is a
-        perfect sketch. An all-zero ``X`` gives the unnormalised error.
+        perfect sketch. An all-zero ``X`` gives the unnormalised error. For
+        :class:`RobustFrequentDirections` with ``alpha0 > 0`` the sketch targets
+        ``AᵀA + alpha0·I``, and ``alpha0`` counts as error here.
 
         Parameters
         ----------
@@ -351,6 +373,8 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         if type(other) is not type(self):
             raise TypeError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
         other._check_fitted()
+        self._check_capacity()
+        other._check_capacity()
         mine, theirs = self.get_params(), other.get_params()
         for key in ("sketch_size", "variant", "beta", "buffer"):
             if key in mine and mine[key] != theirs[key]:
@@ -427,9 +451,10 @@ _COMMON_ATTRS = """\
         Number of compactions (SVD/shrink steps) so far.
 
     shrinkage_ : float
-        ``Δ``, the sum over compactions of the subtracted ``σ_m²``. FD's
-        covariance error ``‖AᵀA − BᵀB‖₂`` is at most ``Δ``, and ``Δ`` is at most
-        ``‖A − A_k‖_F² / (sketch_size − k)`` for every ``k < sketch_size``.
+        ``Δ``, the sum over compactions of the subtracted ``σ_m²``. For FD
+        (``variant="fd"``, and RFD) ``0 ⪯ AᵀA − BᵀB ⪯ Δ·I`` and ``Δ`` is at most
+        ``‖A − A_k‖_F² / (sketch_size − k)`` for every ``k < sketch_size``;
+        CFD's estimate is within ``±Δ``. PFD and iSVD carry no such bound.
 
     sketch_ : ndarray of shape (n_rows, n_features)
         The current sketch ``B`` (read-only property).
@@ -460,8 +485,10 @@ class FrequentDirections(_BaseFrequentDirections):
         ``0 ⪯ AᵀA − BᵀB ⪯ Δ·I``  and  ``Δ ≤ ‖A − A_k‖_F² / (sketch_size − k)``
 
     (Luo et al. 2019, eq. 1, Lemma 4 and Lemma 5 for the doubling buffer;
-    Liberty 2013). Default: the doubling-buffer Algorithm 4 of the paper,
-    amortised ``O(sketch_size · n_features)`` time per row and
+    Liberty 2013) — for ``variant="fd"``; ``"cfd"`` keeps the error within
+    ``±Δ``, ``"pfd"`` has a weaker bound and ``"isvd"`` none. Default: the
+    doubling-buffer Algorithm 4 of the paper, amortised
+    ``O(sketch_size · n_features)`` time per row and
     ``O(sketch_size · n_features)`` memory.
 
     ``transform`` projects on the top right singular vectors of the sketch

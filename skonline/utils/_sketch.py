@@ -99,33 +99,43 @@ def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
         ``diag(sqrt(kept / λ)) U_k^T Bhat``, which equals
         ``diag(sqrt(kept)) V_k^T`` without forming ``V`` by a division. It is
         several times faster on the short, wide buffers of FD and reproduces
-        the SVD route's ``B^T B`` to rounding relative to ``‖Bhat‖_2^2``.
+        the SVD route's ``B^T B`` to rounding relative to ``‖Bhat‖_2^2``. If the
+        Gram matrix overflows or the eigensolver fails, the SVD route is used.
 
     Returns
     -------
-    rows : ndarray of shape (k, d), k = min(m - 1, r)
+    rows : ndarray of shape (k, d), k = min(m - 1, r, d)
         ``diag(sqrt(kept)) V_k^T`` — orthogonal rows.
     kept : ndarray of shape (k,)
         Their squared norms.
     delta : float
         The subtracted ``σ_m^2`` (0 when the buffer has rank < m).
     """
-    if method == "svd":
-        _, s, Vt = thin_svd(Bhat)
-        kept, delta = shrunk_squares(s * s, m, variant, beta)
-        rows = np.sqrt(kept)[:, None] * Vt[: kept.shape[0]]
-        return rows, kept, delta
-    G = Bhat @ Bhat.T
-    lam, U = sla.eigh(G, check_finite=False, driver="evd")
-    lam = np.maximum(lam[::-1], 0.0)
-    U = U[:, ::-1]
-    kept, delta = shrunk_squares(lam, m, variant, beta)
-    k = kept.shape[0]
-    lam_k = lam[:k]
-    positive = lam_k > 0
-    scale = np.zeros(k)
-    scale[positive] = np.sqrt(kept[positive] / lam_k[positive])
-    rows = scale[:, None] * (U[:, :k].T @ Bhat)
+    if method == "gram":
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            G = Bhat @ Bhat.T
+        if np.all(np.isfinite(G)):
+            try:
+                lam, U = sla.eigh(G, check_finite=False, driver="evd")
+            except np.linalg.LinAlgError:  # pragma: no cover - LAPACK failure
+                pass
+            else:
+                # Only min(r, d) eigenvalues can be nonzero: keep as many as the
+                # thin SVD has, so both routes keep the same number of rows.
+                n_values = min(Bhat.shape)
+                lam = np.maximum(lam[::-1][:n_values], 0.0)
+                U = U[:, ::-1][:, :n_values]
+                kept, delta = shrunk_squares(lam, m, variant, beta)
+                k = kept.shape[0]
+                positive = lam[:k] > 0
+                scale = np.zeros(k)
+                scale[positive] = np.sqrt(kept[positive] / lam[:k][positive])
+                rows = scale[:, None] * (U[:, :k].T @ Bhat)
+                return rows, kept, delta
+        # Overflowing Gram matrix or failed eigensolver: the SVD route below.
+    _, s, Vt = thin_svd(Bhat)
+    kept, delta = shrunk_squares(s * s, m, variant, beta)
+    rows = np.sqrt(kept)[:, None] * Vt[: kept.shape[0]]
     return rows, kept, delta
 
 
@@ -165,10 +175,15 @@ def append_rows(buffer, n_rows, X, m, *, variant="fd", beta=0.2, method="gram"):
     sparse = sp.issparse(X)
     while start < n:
         take = min(n - start, capacity - n_rows)
+        if take <= 0:
+            raise ValueError(
+                f"a sketch of capacity {capacity} rows cannot hold the {n_rows} rows that "
+                f"sketch size {m} keeps after a compaction"
+            )
         stop = start + take
         target = buffer[n_rows : n_rows + take]
         if sparse:
-            X[start:stop].toarray(out=target)
+            target[...] = X[start:stop].toarray()
         else:
             target[...] = X[start:stop]
         n_rows += take
@@ -186,7 +201,7 @@ def append_rows(buffer, n_rows, X, m, *, variant="fd", beta=0.2, method="gram"):
 def sketch_solve(B, alpha, V, *, rtol=1e-10):
     """Solve ``(B^T B + alpha I) Z = V`` without forming a ``d x d`` matrix.
 
-    With ``alpha > rtol * trace(B B^T)`` the Woodbury identity is used:
+    With ``alpha > rtol * λ_max(B B^T)`` (spec §4 item 3) the Woodbury identity is used:
     ``(B^T B + αI)^{-1} v = (v - B^T (B B^T + αI)^{-1} B v) / α``. Otherwise the
     matrix is treated as singular (FD sketches, or RFD before its first
     shrinkage) and the Moore–Penrose pseudo-inverse is applied through the Gram
@@ -203,17 +218,19 @@ def sketch_solve(B, alpha, V, *, rtol=1e-10):
     """
     G = B @ B.T
     BV = B @ V
-    # trace(G) >= λ_max(G): a cheap, conservative scale for the singularity test.
-    if alpha > 0 and alpha > rtol * float(np.trace(G)):
-        M = G + alpha * np.eye(G.shape[0])
-        return (V - B.T @ sla.solve(M, BV, assume_a="pos", check_finite=False)) / alpha
     if G.shape[0] == 0:
         return np.zeros(np.shape(V))
     lam, U = sla.eigh(G, check_finite=False)
-    cutoff = max(G.shape[0], B.shape[1]) * np.finfo(np.float64).eps * max(lam.max(), 0.0)
+    lam_max = max(float(lam[-1]), 0.0)
+    W = U.T @ BV
+    if alpha > 0 and alpha > rtol * lam_max:
+        # Woodbury with (G + αI)^{-1} = U diag(1 / (λ + α)) Uᵀ.
+        inv = 1.0 / (np.maximum(lam, 0.0) + alpha)
+        W = inv[:, None] * W if W.ndim == 2 else inv * W
+        return (V - B.T @ (U @ W)) / alpha
+    cutoff = max(G.shape[0], B.shape[1]) * np.finfo(np.float64).eps * lam_max
     inv2 = np.zeros_like(lam)
     nonzero = lam > cutoff
     inv2[nonzero] = 1.0 / lam[nonzero] ** 2
-    W = U.T @ BV
     W = inv2[:, None] * W if W.ndim == 2 else inv2 * W
     return B.T @ (U @ W)

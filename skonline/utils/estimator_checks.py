@@ -302,6 +302,10 @@ def check_input_layouts(name, estimator):
         est = clone(estimator).fit(sp.csr_matrix(X), y)
         assert_state_equal(reference, est, rtol=1e-12, atol=1e-12, context=f"{name}: CSR input")
         _call_read_methods(est, sp.csr_matrix(X[:5]), None if y is None else y[:5])
+        est32 = clone(estimator).fit(sp.csr_matrix(X.astype(np.float32)), y)
+        _call_read_methods(
+            est32, sp.csr_matrix(X[:5], dtype=np.float32), None if y is None else y[:5]
+        )
     X32 = X.astype(np.float32)
     est = clone(estimator).fit(X32, y)
     for method in ("transform", "predict", "decision_function"):

@@ -394,3 +394,81 @@ def test_error_messages_name_the_problem():
         fd.partial_fit(A[:, :9])
     with pytest.raises(ValueError, match="0 sample"):
         fd.partial_fit(A[:0])
+
+
+# --------------------------------------------------- robustness (review)
+def test_float32_csr_input():
+    A = low_rank_plus_noise(n=100, d=12)
+    A32 = A.astype(np.float32)
+    dense = RobustFrequentDirections(sketch_size=4).fit(A32)
+    csr = RobustFrequentDirections(sketch_size=4).fit(sp.csr_matrix(A32))
+    np.testing.assert_array_equal(csr.sketch_, dense.sketch_)
+    assert csr.transform(sp.csr_matrix(A32[:3])).dtype == np.float32
+
+
+def test_failed_compaction_leaves_state_untouched(monkeypatch):
+    from skonline.utils import _sketch
+
+    A = low_rank_plus_noise(n=200, d=12)
+    rfd = RobustFrequentDirections(sketch_size=4).fit(A[:50])
+    before = pickle.dumps(rfd)
+    calls = {"n": 0}
+    real = _sketch.compact
+
+    def flaky(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise np.linalg.LinAlgError("simulated LAPACK failure")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_sketch, "compact", flaky)
+    with pytest.raises(np.linalg.LinAlgError):
+        rfd.partial_fit(A[50:])
+    assert pickle.dumps(rfd) == before
+    calls["n"] = 0
+    with pytest.raises(np.linalg.LinAlgError):
+        rfd.fit(A)  # a failed fit keeps the fitted sketch too
+    assert pickle.dumps(rfd) == before
+
+
+def test_overflowing_gram_falls_back_to_svd():
+    # A sketch row can carry the mass of many input rows: its Gram entry may
+    # overflow although every entry is finite. The kernel then uses the SVD.
+    Bhat = np.random.default_rng(0).standard_normal((8, 40)) * 1e154
+    with np.errstate(over="ignore"):
+        assert not np.all(np.isfinite(Bhat @ Bhat.T))
+    rows, _, delta = compact(Bhat, 4)
+    rows_svd, _, delta_svd = compact(Bhat, 4, method="svd")
+    assert np.all(np.isfinite(rows)) and np.isfinite(delta)
+    np.testing.assert_array_equal(rows, rows_svd)
+    assert delta == delta_svd
+
+
+def test_gram_and_svd_follow_the_same_schedule_when_d_is_small():
+    A = np.random.default_rng(1).standard_normal((200, 3))
+    for buffer in ("double", "single"):
+        g = RobustFrequentDirections(sketch_size=8, buffer=buffer).fit(A)
+        s = RobustFrequentDirections(sketch_size=8, buffer=buffer, compaction="svd").fit(A)
+        assert g.n_compactions_ == s.n_compactions_
+        assert g.sketch_.shape == s.sketch_.shape
+        assert g.alpha_ == s.alpha_ == 0.0  # rank 3 < m: nothing is ever shrunk
+        np.testing.assert_allclose(g.get_covariance(), A.T @ A, rtol=1e-10)
+
+
+def test_merge_refuses_a_changed_sketch_size_instead_of_looping():
+    A = low_rank_plus_noise(n=60, d=30)
+    small = RobustFrequentDirections(sketch_size=5).fit(A)
+    small.set_params(sketch_size=20)
+    with pytest.raises(ValueError, match="call fit"):
+        small.merge(RobustFrequentDirections(sketch_size=20).fit(A))
+
+
+def test_solve_rejects_scalars_and_warns_for_huge_covariance(monkeypatch):
+    from skonline.decomposition import _frequent_directions as module
+
+    rfd = RobustFrequentDirections(sketch_size=4).fit(low_rank_plus_noise(n=50, d=10))
+    with pytest.raises(ValueError, match="shape"):
+        rfd.solve(1.0)
+    monkeypatch.setattr(module, "_DENSE_WARN_FEATURES", 5)
+    with pytest.warns(UserWarning, match="dense 10 x 10"):
+        rfd.get_covariance()
