@@ -27,6 +27,8 @@ from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 __all__ = ["FrequentDirections", "RobustFrequentDirections"]
 
 _DENSE_WARN_FEATURES = 20000
+#: Largest squared Frobenius norm of sketch plus batch (Gram entries stay finite).
+_MAX_SQUARED_NORM = 1e300
 
 
 class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEstimator):
@@ -63,6 +65,17 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         if not first_call:
             self._check_capacity()
         X, y = super()._validate_batch(X, y, first_call)
+        # The sketch holds squared norms of up to the whole stream: refuse a batch
+        # that would push ‖B‖_F² + ‖X‖_F² out of float64's range.
+        data = X.data if sp.issparse(X) else X
+        batch_sq = float(np.sum(np.square(data, dtype=np.float64)))
+        sketch_sq = 0.0 if first_call else float(np.sum(np.square(self._buffer[: self._n_rows])))
+        if not batch_sq + sketch_sq <= _MAX_SQUARED_NORM:
+            raise ValueError(
+                "X is too large in magnitude for the sketch: its squared Frobenius norm "
+                f"({batch_sq:.3g}) plus the sketch's ({sketch_sq:.3g}) exceeds "
+                f"{_MAX_SQUARED_NORM:.0e}. Rescale the input."
+            )
         if self.n_components is not None and self.n_components > X.shape[1]:
             raise ValueError(
                 f"n_components={self.n_components} must be at most n_features={X.shape[1]}."

@@ -431,17 +431,29 @@ def test_failed_compaction_leaves_state_untouched(monkeypatch):
     assert pickle.dumps(rfd) == before
 
 
-def test_overflowing_gram_falls_back_to_svd():
-    # A sketch row can carry the mass of many input rows: its Gram entry may
-    # overflow although every entry is finite. The kernel then uses the SVD.
-    Bhat = np.random.default_rng(0).standard_normal((8, 40)) * 1e154
-    with np.errstate(over="ignore"):
-        assert not np.all(np.isfinite(Bhat @ Bhat.T))
+def test_failed_eigensolver_falls_back_to_svd(monkeypatch):
+    from skonline.utils import _sketch
+
+    Bhat = np.random.default_rng(0).standard_normal((8, 40))
+    expected = compact(Bhat, 4, method="svd")
+
+    def broken(*args, **kwargs):
+        raise np.linalg.LinAlgError("simulated")
+
+    monkeypatch.setattr(_sketch.sla, "eigh", broken)
     rows, _, delta = compact(Bhat, 4)
-    rows_svd, _, delta_svd = compact(Bhat, 4, method="svd")
-    assert np.all(np.isfinite(rows)) and np.isfinite(delta)
-    np.testing.assert_array_equal(rows, rows_svd)
-    assert delta == delta_svd
+    np.testing.assert_array_equal(rows, expected[0])
+    assert delta == expected[2]
+
+
+def test_stream_whose_squares_would_overflow_is_refused():
+    # Every entry passes the per-entry guard (1e150), but the squared mass of
+    # sketch plus batch would overflow the Gram matrix: refused, state intact.
+    fd = FrequentDirections(sketch_size=4).fit(np.ones((20, 2000)))
+    before = pickle.dumps(fd)
+    with pytest.raises(ValueError, match="squared Frobenius norm"):
+        fd.partial_fit(np.full((10, 2000), 1e149))
+    assert pickle.dumps(fd) == before
 
 
 def test_gram_and_svd_follow_the_same_schedule_when_d_is_small():
