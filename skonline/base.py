@@ -116,14 +116,21 @@ class OnlineEstimator(BaseEstimator):
         once every check has passed; a failure on the first call resets the
         estimator anyway.
         """
-        X = validate_data(
-            self,
-            X,
-            reset=first_call,
-            accept_sparse=self._accept_sparse,
-            dtype=[np.float64, np.float32],
-            ensure_min_samples=1,
-        )
+        return self._check_training_data(X, y, first_call)
+
+    def _check_training_data(self, X, y, first_call, **check_params):
+        """``validate_data`` on a training batch (``y`` too when given) plus the magnitude guard."""
+        params = {
+            "reset": first_call,
+            "accept_sparse": self._accept_sparse,
+            "dtype": [np.float64, np.float32],
+            "ensure_min_samples": 1,
+            **check_params,
+        }
+        if y is None:
+            X = validate_data(self, X, **params)
+        else:
+            X, y = validate_data(self, X, y, **params)
         check_finite_magnitude(X)
         return X, y
 
@@ -195,16 +202,7 @@ class OnlineClassifierMixin:
     """
 
     def _validate_batch(self, X, y, first_call, classes=None):
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            reset=first_call,
-            accept_sparse=self._accept_sparse,
-            dtype=[np.float64, np.float32],
-            ensure_min_samples=1,
-        )
-        check_finite_magnitude(X)
+        X, y = self._check_training_data(X, y, first_call)
         check_classification_targets(y)
         if first_call:
             if classes is None:
