@@ -16,14 +16,34 @@ import math
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from threadpoolctl import ThreadpoolController
 
 __all__ = [
     "append_rows",
     "compact",
     "shrunk_squares",
+    "single_blas_thread",
     "sketch_solve",
     "thin_svd",
 ]
+
+
+_CONTROLLER: ThreadpoolController | None = None
+
+
+def single_blas_thread():
+    """Context manager limiting BLAS to one thread (about 2 µs to enter).
+
+    The sketches make many small BLAS/LAPACK calls (a ``2m x 2m`` eigensolver,
+    ``2m x d`` products). Measured on 2 cores: one thread is 1.2x (d = 1000)
+    to 2x (SVD route) faster than OpenBLAS's default, and does not collapse
+    when other processes load the machine (a 120 x 120 ``eigh`` went from
+    1.4 ms to 54 ms with two busy threads).
+    """
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 def thin_svd(B):
@@ -168,6 +188,11 @@ def append_rows(buffer, n_rows, X, m, *, variant="fd", beta=0.2, method="gram"):
     deltas : list of float
         The shrinkage ``δ`` of each compaction, in order.
     """
+    with single_blas_thread():
+        return _append_rows(buffer, n_rows, X, m, variant, beta, method)
+
+
+def _append_rows(buffer, n_rows, X, m, variant, beta, method):
     capacity = buffer.shape[0]
     n = X.shape[0]
     deltas = []
