@@ -608,7 +608,9 @@ class RobustFrequentDirections(_BaseFrequentDirections):
     ``O(sketch_size² · n_features)``, never forming a ``d × d`` matrix.
 
     ``transform`` is identical to :class:`FrequentDirections` (same ``B``);
-    RFD improves the covariance estimate and its inverse.
+    RFD improves the covariance estimate's worst case and its inverse. Its
+    error is about ``alpha_``, so where FD's actual error is far below its
+    bound ``Δ`` (e.g. uncentred sparse data) FD's ``BᵀB`` can be more accurate.
 
     Parameters
     ----------

@@ -11,6 +11,8 @@ __all__ = ["covariance_error", "spectral_norm_of_difference"]
 #: Up to this many features the symmetric difference is formed densely and
 #: ``eigvalsh`` is used; above it, Lanczos (``eigsh``) on a linear operator.
 DENSE_MAX_FEATURES = 2000
+#: Relative tolerance of the Lanczos path (above ``DENSE_MAX_FEATURES``).
+LANCZOS_TOL = 1e-6
 
 
 def spectral_norm_of_difference(X, B, alpha=0.0, *, x_scale=1.0, b_scale=1.0):
@@ -27,7 +29,8 @@ def spectral_norm_of_difference(X, B, alpha=0.0, *, x_scale=1.0, b_scale=1.0):
     Returns
     -------
     float
-        The largest absolute eigenvalue of the (symmetric) difference.
+        The largest absolute eigenvalue of the (symmetric) difference: exact
+        (``eigvalsh``) up to 2000 features, Lanczos to a relative 1e-6 above.
     """
     d = X.shape[1]
     B = np.asarray(B, dtype=np.float64)
@@ -45,7 +48,10 @@ def spectral_norm_of_difference(X, B, alpha=0.0, *, x_scale=1.0, b_scale=1.0):
 
     op = LinearOperator((d, d), matvec=matvec, dtype=np.float64)
     v0 = np.ones(d) / np.sqrt(d)  # deterministic start: the score is reproducible
-    val = eigsh(op, k=1, which="LM", v0=v0, return_eigenvectors=False, tol=1e-8)
+    # Relative accuracy 1e-6: RFD's difference has a dense cluster of eigenvalues
+    # next to -α, where a tolerance of 1e-8 took ~100x more products (measured:
+    # 76,315 products and 308 s vs 679 products for the same 4 digits at 1e-6).
+    val = eigsh(op, k=1, which="LM", v0=v0, return_eigenvectors=False, tol=LANCZOS_TOL)
     return float(abs(val[0]))
 
 
