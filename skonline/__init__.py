@@ -6,11 +6,14 @@ constant memory where its algorithm does, and passes scikit-learn's
 """
 
 from .decomposition import FrequentDirections, RobustFrequentDirections
+from .linear_model import RFDSONClassifier, RFDSONRegressor
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "FrequentDirections",
+    "RFDSONClassifier",
+    "RFDSONRegressor",
     "RobustFrequentDirections",
     "__version__",
 ]

@@ -26,9 +26,12 @@ Subclasses implement three hooks:
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
@@ -127,8 +130,8 @@ class OnlineEstimator(BaseEstimator):
             "ensure_min_samples": 1,
             **check_params,
         }
-        if y is None:
-            X = validate_data(self, X, **params)
+        if y is None:  # passing y=None lets validate_data reject a missing required target
+            X = validate_data(self, X, None, **params)
         else:
             X, y = validate_data(self, X, y, **params)
         check_finite_magnitude(X)
@@ -155,7 +158,17 @@ class OnlineEstimator(BaseEstimator):
         raise NotImplementedError
 
     # ------------------------------------------------------------ the passes
-    def _online_partial_fit(self, X, y=None, **fit_params):
+    def _validate_update_params(self, X, sample_weight):
+        """Keyword arguments of ``_update`` validated before any state changes.
+
+        The default rejects ``sample_weight``; estimators that support it
+        return ``{"sample_weight": validated_weights}``.
+        """
+        if sample_weight is not None:
+            raise TypeError(f"{type(self).__name__} does not support sample_weight")
+        return {}
+
+    def _online_partial_fit(self, X, y=None, sample_weight=None, **fit_params):
         """One ordered online pass: validate everything, then update.
 
         ``fit_params`` (such as a classifier's ``classes``) go to
@@ -164,6 +177,7 @@ class OnlineEstimator(BaseEstimator):
         first_call = not self._is_initialized()
         try:
             X, y = self._validate_batch(X, y, first_call, **fit_params)
+            update_params = self._validate_update_params(X, sample_weight)
         except Exception:
             if first_call:
                 # validate_data records feature names before checking values;
@@ -172,23 +186,48 @@ class OnlineEstimator(BaseEstimator):
             raise
         if first_call:
             self._init_state(X, y)
-        self._update(X, y)
+        self._update(X, y, **update_params)
         return self
 
-    def _online_fit(self, X, y=None, **fit_params):
-        """Reset, then one pass — transactionally.
+    def _online_fit(
+        self,
+        X,
+        y=None,
+        sample_weight=None,
+        *,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+        warm_start=False,
+        **fit_params,
+    ):
+        """Reset (unless ``warm_start``), then ``max_iter`` passes — transactionally.
 
-        The new state is built on an unfitted clone and moved into ``self``
-        only when validation and the whole pass have succeeded, so a failed
-        ``fit`` leaves an already fitted estimator untouched.
+        The new state is built on a copy (an unfitted clone, or a deep copy for
+        ``warm_start``) and moved into ``self`` only when validation and every
+        pass have succeeded, so a failed ``fit`` leaves a fitted estimator
+        untouched. With ``shuffle`` the rows are permuted before each pass.
         """
-        fresh = clone(self)
-        X, y = fresh._validate_batch(X, y, True, **fit_params)
-        fresh._init_state(X, y)
-        fresh._update(X, y)
+        warm = warm_start and self._is_initialized()
+        est = copy.deepcopy(self) if warm else clone(self)
+        X, y = est._validate_batch(X, y, not warm, **fit_params)
+        update_params = est._validate_update_params(X, sample_weight)
+        if not warm:
+            est._init_state(X, y)
+        rng = check_random_state(random_state)
+        for _ in range(max_iter):
+            if shuffle:
+                order = rng.permutation(X.shape[0])
+                est._update(
+                    X[order],
+                    None if y is None else y[order],
+                    **{k: v[order] for k, v in update_params.items()},
+                )
+            else:
+                est._update(X, y, **update_params)
         self._reset()
-        for name in fresh._state_names():
-            setattr(self, name, getattr(fresh, name))
+        for name in est._state_names():
+            setattr(self, name, getattr(est, name))
         return self
 
 
@@ -228,7 +267,12 @@ class OnlineClassifierMixin:
             self.classes_ = known
         return X, y
 
-    def _online_fit(self, X, y=None, **fit_params):
-        y_checked = column_or_1d(y, warn=True) if y is not None else y
-        classes = np.unique(y_checked) if y_checked is not None else None
-        return super()._online_fit(X, y, classes=classes)
+    @staticmethod
+    def _classes_from(y):
+        """The classes ``fit`` takes from ``y`` (validated again with the batch)."""
+        return np.unique(column_or_1d(y, warn=True)) if y is not None else None
+
+    def _online_fit(self, X, y=None, sample_weight=None, **kwargs):
+        if not (kwargs.get("warm_start") and self._is_initialized()):
+            kwargs["classes"] = self._classes_from(y)
+        return super()._online_fit(X, y, sample_weight, **kwargs)

@@ -112,27 +112,45 @@ def _state(estimator):
     return {name: getattr(estimator, name) for name in names}
 
 
+def _assert_value_equal(va, vb, key, rtol, atol, context):
+    """Compare two pieces of state; containers and plain objects recursively."""
+    if isinstance(va, (list, tuple)) and not isinstance(va, str):
+        assert type(va) is type(vb) and len(va) == len(vb), f"{context}: {key} differs"
+        for i, (ea, eb) in enumerate(zip(va, vb, strict=True)):
+            _assert_value_equal(ea, eb, f"{key}[{i}]", rtol, atol, context)
+    elif isinstance(va, dict):
+        assert va.keys() == vb.keys(), f"{context}: {key} keys differ"
+        for k in va:
+            _assert_value_equal(va[k], vb[k], f"{key}.{k}", rtol, atol, context)
+    elif hasattr(va, "__dict__") and not isinstance(va, (np.ndarray, np.generic, type)):
+        assert type(va) is type(vb), f"{context}: {key} type differs"
+        sa = va.__getstate__() if hasattr(va, "__getstate__") else vars(va)
+        sb = vb.__getstate__() if hasattr(vb, "__getstate__") else vars(vb)
+        _assert_value_equal(sa, sb, key, rtol, atol, context)
+    elif isinstance(va, np.ndarray) and va.dtype.kind in "fc":
+        assert isinstance(vb, np.ndarray) and va.shape == vb.shape, f"{context}: {key} shape"
+        if rtol == 0 and atol == 0:
+            assert np.array_equal(va, vb), f"{context}: {key} differs (exact comparison)"
+        else:
+            np.testing.assert_allclose(
+                va, vb, rtol=rtol, atol=atol, err_msg=f"{context}: {key} differs"
+            )
+    elif isinstance(va, float) and (rtol or atol):
+        assert np.isclose(va, vb, rtol=rtol, atol=atol), f"{context}: {key} {va} != {vb}"
+    else:
+        assert pickle.dumps(va) == pickle.dumps(vb), f"{context}: {key} differs: {va!r} {vb!r}"
+
+
 def assert_state_equal(a, b, *, rtol=0.0, atol=0.0, context=""):
     """Assert two estimators hold the same learned state.
 
-    With ``rtol == atol == 0`` arrays must be bit-identical.
+    With ``rtol == atol == 0`` arrays must be bit-identical. Containers and
+    helper objects held in the state are compared recursively.
     """
     sa, sb = _state(a), _state(b)
     assert sa.keys() == sb.keys(), f"{context}: state attributes differ: {sa.keys() ^ sb.keys()}"
     for key in sa:
-        va, vb = sa[key], sb[key]
-        if isinstance(va, np.ndarray) and va.dtype.kind in "fc":
-            assert isinstance(vb, np.ndarray) and va.shape == vb.shape, f"{context}: {key} shape"
-            if rtol == 0 and atol == 0:
-                assert np.array_equal(va, vb), f"{context}: {key} differs (exact comparison)"
-            else:
-                np.testing.assert_allclose(
-                    va, vb, rtol=rtol, atol=atol, err_msg=f"{context}: {key} differs"
-                )
-        elif isinstance(va, float) and (rtol or atol):
-            assert np.isclose(va, vb, rtol=rtol, atol=atol), f"{context}: {key} {va} != {vb}"
-        else:
-            assert pickle.dumps(va) == pickle.dumps(vb), f"{context}: {key} differs: {va!r} {vb!r}"
+        _assert_value_equal(sa[key], sb[key], key, rtol, atol, context)
 
 
 def _tolerance(estimator):

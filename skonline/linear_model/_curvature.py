@@ -1,0 +1,222 @@
+"""Curvature back-ends of the sketched online Newton step (SON).
+
+Each back-end holds an approximation ``H`` of the online Newton matrix
+``H_t = Σ_i c_i g_i g_iᵀ + α₀ I`` (Luo et al. 2019, eq. 4, ``c_i = μ_i + η_i``)
+and offers three operations on dense ``d``-vectors:
+
+``project(u, x, z, C)``
+    ``argmin_{|wᵀx| ≤ C} ‖w − u‖_H`` with ``z = uᵀx`` (§2.10 of the spec: the
+    closed form ``w = u − τ_C(z) H⁻¹x / (xᵀH⁻¹x)``), using the current ``H``.
+``update(g, c)``
+    Add the row ``sqrt(c) · g`` to the curvature.
+``newton_direction(g)``
+    ``H⁻¹ g`` (the pseudo-inverse ``H⁺ g`` when ``H`` is singular).
+
+Back-ends: :class:`SketchCurvature` (RFD-SON, paper Alg. 6; FD-SON with
+``robust=False``), :class:`FullCurvature` (FULL-ON, Sherman–Morrison) and
+:class:`DiagCurvature` (diagonal AdaGrad).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..utils._sketch import compact
+
+__all__ = ["DiagCurvature", "FullCurvature", "SketchCurvature", "tau"]
+
+
+def tau(z, C):
+    """``τ_C(z) = sgn(z) · max(|z| − C, 0)``: how far ``z`` lies outside ``[−C, C]``."""
+    return np.sign(z) * max(abs(z) - C, 0.0)
+
+
+def _pinv_factor(G, d):
+    """``("pinv", U, 1/λ)`` of the Gram matrix, with the rank cutoff of spec §4 item 3."""
+    r = G.shape[0]
+    lam, U = np.linalg.eigh(G) if r else (np.zeros(0), np.zeros((0, 0)))
+    cutoff = max(r, d) * np.finfo(np.float64).eps * max(float(lam.max(initial=0.0)), 0.0)
+    inv = np.zeros_like(lam)
+    keep = lam > cutoff
+    inv[keep] = 1.0 / lam[keep]
+    return ("pinv", U, inv)
+
+
+class SketchCurvature:
+    """``H = BᵀB + αI`` with an (R)FD sketch ``B`` of the scaled gradients.
+
+    Paper Algorithm 6 (doubling buffer) with the Woodbury identity of its
+    Appendix A, in the SON order of the spec (§2.14): the projection at step
+    ``t`` uses ``H^(t−1)``, the Newton step ``H^(t)``. With ``robust=True``
+    (RFD-SON) ``α`` grows by ``σ_m²/2`` at each compaction; with
+    ``robust=False`` (FD-SON) it stays ``α₀``.
+
+    The Gram matrix ``G = BBᵀ`` is kept up to date (one ``O(md)`` product per
+    row) and one factorisation of the ``r × r`` matrix ``G + αI`` (``r ≤ 2m``)
+    is made per row, cached between the Newton step of row ``t`` and the
+    projection of row ``t + 1``. When ``α ≤ rtol · ‖G‖_∞`` the matrix is
+    treated as singular and the pseudo-inverse formulas of Appendix A are used,
+    with the corrected ``w₂`` (projector ``VVᵀ``, not ``VΣ⁻²Vᵀ`` as printed).
+    """
+
+    def __init__(self, n_features, m, alpha0, *, robust=True, zero_rows=True, rtol=1e-10):
+        self.m = m
+        self.robust = robust
+        self.rtol = rtol
+        self.alpha = float(alpha0)
+        self.B = np.zeros((2 * m, n_features))
+        self.G = np.zeros((2 * m, 2 * m))
+        self.r = 0
+        # Alg. 6 starts from B = 0 with m rows: they change nothing but the schedule.
+        self.virtual_rows = m if zero_rows else 0
+        self.shrinkage = 0.0
+        self.n_compactions = 0
+        self._factor = None  # cached ("chol", L) or ("pinv", U, lam) for the current H
+
+    def __getstate__(self):
+        # The cached factorisation is derived data: recomputed on demand, never pickled.
+        state = self.__dict__.copy()
+        state["_factor"] = None
+        return state
+
+    # -------------------------------------------------------------- algebra
+    def _factorize(self):
+        if self._factor is not None:
+            return self._factor
+        r = self.r
+        G = self.G[:r, :r]
+        scale = float(np.max(np.sum(np.abs(G), axis=1), initial=0.0))  # ‖G‖_∞ ≥ λ_max
+        if self.alpha > 0 and self.alpha > self.rtol * scale:
+            L = sla.cholesky(G + self.alpha * np.eye(r), lower=True, check_finite=False)
+            self._factor = ("chol", L)
+        else:
+            self._factor = _pinv_factor(G, self.B.shape[1])
+        return self._factor
+
+    def _apply(self, v, Bv):
+        """``H⁻¹v`` (or ``H⁺v``) given ``Bv = B[:r] v``."""
+        factor = self._factorize()
+        Br = self.B[: self.r]
+        if factor[0] == "chol":
+            L = factor[1]
+            Mbv = sla.cho_solve((L, True), Bv, check_finite=False)
+            return (v - Br.T @ Mbv) / self.alpha
+        _, U, inv = factor
+        return Br.T @ (U @ (inv**2 * (U.T @ Bv)))
+
+    def project(self, u, x, z, C, Bx):
+        """Projection of ``u`` onto ``{|wᵀx| ≤ C}`` in the ``H``-norm (``Bx = B[:r] x``)."""
+        t = tau(z, C)
+        if t == 0.0:
+            return u
+        factor = self._factorize()
+        Br = self.B[: self.r]
+        xx = float(x @ x)
+        if factor[0] == "chol":
+            Mbx = sla.cho_solve((factor[1], True), Bx, check_finite=False)
+            px = x - Br.T @ Mbx  # α H⁻¹ x
+            denom = xx - float(Bx @ Mbx)  # α xᵀH⁻¹x > 0
+            if denom > 1e-12 * xx:
+                return u - t * px / denom
+        # Singular H: move along the null-space part of x if there is one (H-distance 0).
+        _, U, inv = self._factorize_pinv()
+        px = x - Br.T @ (U @ (inv * (U.T @ Bx)))
+        pp = float(px @ px)
+        if pp > 1e-10 * xx:
+            return u - t * px / pp
+        h = Br.T @ (U @ (inv**2 * (U.T @ Bx)))  # H⁺x
+        xh = float(x @ h)
+        return u - t * h / xh if xh > 0 else u
+
+    def _factorize_pinv(self):
+        factor = self._factorize()
+        if factor[0] == "pinv":
+            return factor
+        return _pinv_factor(self.G[: self.r, : self.r], self.B.shape[1])
+
+    def update(self, g, c, Bg):
+        """Append ``b = sqrt(c)·g`` (``Bg = B[:r] g``); compact when the buffer is full.
+
+        Returns ``B g`` for the updated sketch (reused by the Newton step), or
+        ``None`` after a compaction.
+        """
+        s = np.sqrt(c)
+        r = self.r
+        self.B[r] = s * g
+        self.G[r, :r] = self.G[:r, r] = s * Bg
+        self.G[r, r] = c * float(g @ g)
+        self.r = r + 1
+        self._factor = None
+        if self.r + self.virtual_rows == 2 * self.m:
+            rows, kept, delta = compact(self.B[: self.r], self.m)
+            k = rows.shape[0]
+            self.B[:k] = rows
+            self.B[k:] = 0.0
+            self.G[:] = 0.0
+            self.G[np.arange(k), np.arange(k)] = kept
+            self.r = k
+            self.virtual_rows = 0
+            self.shrinkage += delta
+            self.n_compactions += 1
+            if self.robust:
+                self.alpha += delta / 2.0
+            return None
+        return self.G[: self.r, r] / s if s > 0 else np.append(Bg, 0.0)
+
+    def newton_direction(self, g, Bg=None):
+        if Bg is None:
+            Bg = self.B[: self.r] @ g
+        return self._apply(g, Bg)
+
+    def Bdot(self, x):
+        return self.B[: self.r] @ x
+
+
+class FullCurvature:
+    """FULL-ON: the exact ``H`` through its inverse, Sherman–Morrison, ``O(d²)`` per row."""
+
+    def __init__(self, n_features, alpha0):
+        self.H_inv = np.eye(n_features) / alpha0
+
+    def Bdot(self, x):
+        return None
+
+    def project(self, u, x, z, C, Bx):
+        t = tau(z, C)
+        if t == 0.0:
+            return u
+        h = self.H_inv @ x
+        return u - t * h / float(x @ h)
+
+    def update(self, g, c, Bg):
+        h = self.H_inv @ g
+        self.H_inv -= (c / (1.0 + c * float(g @ h))) * np.outer(h, h)
+
+    def newton_direction(self, g, Bg=None):
+        return self.H_inv @ g
+
+
+class DiagCurvature:
+    """Diagonal AdaGrad: ``D = α₀ + sqrt(Σ g²)``, projection in the ``D``-norm."""
+
+    def __init__(self, n_features, alpha0):
+        self.alpha0 = alpha0
+        self.sq = np.zeros(n_features)
+
+    def Bdot(self, x):
+        return None
+
+    def project(self, u, x, z, C, Bx):
+        t = tau(z, C)
+        if t == 0.0:
+            return u
+        D = self.alpha0 + np.sqrt(self.sq)
+        xd = x / D
+        return u - t * xd / float(x @ xd)
+
+    def update(self, g, c, Bg):
+        self.sq += g * g
+
+    def newton_direction(self, g, Bg=None):
+        return g / (self.alpha0 + np.sqrt(self.sq))
