@@ -20,7 +20,6 @@ Back-ends: :class:`SketchCurvature` (RFD-SON, paper Alg. 6; FD-SON with
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 
 from ..utils._sketch import compact
 
@@ -30,17 +29,6 @@ __all__ = ["DiagCurvature", "FullCurvature", "SketchCurvature", "tau"]
 def tau(z, C):
     """``τ_C(z) = sgn(z) · max(|z| − C, 0)``: how far ``z`` lies outside ``[−C, C]``."""
     return np.sign(z) * max(abs(z) - C, 0.0)
-
-
-def _pinv_factor(G, d):
-    """``("pinv", U, 1/λ)`` of the Gram matrix, with the rank cutoff of spec §4 item 3."""
-    r = G.shape[0]
-    lam, U = np.linalg.eigh(G) if r else (np.zeros(0), np.zeros((0, 0)))
-    cutoff = max(r, d) * np.finfo(np.float64).eps * max(float(lam.max(initial=0.0)), 0.0)
-    inv = np.zeros_like(lam)
-    keep = lam > cutoff
-    inv[keep] = 1.0 / lam[keep]
-    return ("pinv", U, inv)
 
 
 class SketchCurvature:
@@ -53,9 +41,9 @@ class SketchCurvature:
     ``robust=False`` (FD-SON) it stays ``α₀``.
 
     The Gram matrix ``G = BBᵀ`` is kept up to date (one ``O(md)`` product per
-    row) and one factorisation of the ``r × r`` matrix ``G + αI`` (``r ≤ 2m``)
+    row) and one eigendecomposition of the ``r × r`` matrix ``G`` (``r ≤ 2m``)
     is made per row, cached between the Newton step of row ``t`` and the
-    projection of row ``t + 1``. When ``α ≤ rtol · ‖G‖_∞`` the matrix is
+    projection of row ``t + 1``. When ``α ≤ rtol · λ_max(G)`` the matrix is
     treated as singular and the pseudo-inverse formulas of Appendix A are used,
     with the corrected ``w₂`` (projector ``VVᵀ``, not ``VΣ⁻²Vᵀ`` as printed).
     """
@@ -82,58 +70,60 @@ class SketchCurvature:
 
     # -------------------------------------------------------------- algebra
     def _factorize(self):
-        if self._factor is not None:
-            return self._factor
-        r = self.r
-        G = self.G[:r, :r]
-        scale = float(np.max(np.sum(np.abs(G), axis=1), initial=0.0))  # ‖G‖_∞ ≥ λ_max
-        if self.alpha > 0 and self.alpha > self.rtol * scale:
-            L = sla.cholesky(G + self.alpha * np.eye(r), lower=True, check_finite=False)
-            self._factor = ("chol", L)
-        else:
-            self._factor = _pinv_factor(G, self.B.shape[1])
+        """Eigendecomposition of ``G = BBᵀ``, cached until the sketch changes.
+
+        Returns ``(W, s, nonsingular)`` with ``V = Bᵀ W`` orthonormal (the
+        right singular vectors of ``B`` with nonzero singular values) and
+        ``s`` their squared singular values. Working in this basis avoids the
+        Woodbury form ``(v − BᵀMBv)/α``, whose cancellation loses about
+        ``κ(H)²·eps`` relative accuracy; here the loss is ``κ(H)·eps``.
+        """
+        if self._factor is None:
+            r = self.r
+            if r:
+                lam, U = np.linalg.eigh(self.G[:r, :r])
+            else:
+                lam, U = np.zeros(0), np.zeros((0, 0))
+            lam_max = max(float(lam.max(initial=0.0)), 0.0)
+            keep = lam > max(r, self.B.shape[1]) * np.finfo(np.float64).eps * lam_max
+            s = lam[keep]
+            W = U[:, keep] / np.sqrt(s)
+            nonsingular = self.alpha > 0 and self.alpha > self.rtol * lam_max
+            self._factor = (W, s, nonsingular)
         return self._factor
 
     def _apply(self, v, Bv):
-        """``H⁻¹v`` (or ``H⁺v``) given ``Bv = B[:r] v``."""
-        factor = self._factorize()
+        """``H⁻¹v``, or ``H⁺v`` when ``H`` counts as singular (``Bv = B[:r] v``)."""
+        W, s, nonsingular = self._factorize()
+        c = W.T @ Bv  # Vᵀv
         Br = self.B[: self.r]
-        if factor[0] == "chol":
-            L = factor[1]
-            Mbv = sla.cho_solve((L, True), Bv, check_finite=False)
-            return (v - Br.T @ Mbv) / self.alpha
-        _, U, inv = factor
-        return Br.T @ (U @ (inv**2 * (U.T @ Bv)))
+        if nonsingular:
+            # V diag(1/(s+α)) Vᵀv + (v − VVᵀv)/α
+            a = self.alpha
+            return Br.T @ (W @ (c / (s + a) - c / a)) + v / a
+        return Br.T @ (W @ (c / s))
 
     def project(self, u, x, z, C, Bx):
         """Projection of ``u`` onto ``{|wᵀx| ≤ C}`` in the ``H``-norm (``Bx = B[:r] x``)."""
         t = tau(z, C)
         if t == 0.0:
             return u
-        factor = self._factorize()
+        W, s, nonsingular = self._factorize()
+        if nonsingular:
+            h = self._apply(x, Bx)
+            xh = float(x @ h)
+            return u - t * h / xh if xh > 0 else u
+        # Singular H (Appendix A, corrected w₂): move along the part of x outside
+        # row(B) when there is one (H-distance 0), else along H⁺x (w₁).
         Br = self.B[: self.r]
-        xx = float(x @ x)
-        if factor[0] == "chol":
-            Mbx = sla.cho_solve((factor[1], True), Bx, check_finite=False)
-            px = x - Br.T @ Mbx  # α H⁻¹ x
-            denom = xx - float(Bx @ Mbx)  # α xᵀH⁻¹x > 0
-            if denom > 1e-12 * xx:
-                return u - t * px / denom
-        # Singular H: move along the null-space part of x if there is one (H-distance 0).
-        _, U, inv = self._factorize_pinv()
-        px = x - Br.T @ (U @ (inv * (U.T @ Bx)))
-        pp = float(px @ px)
+        c = W.T @ Bx
+        px = x - Br.T @ (W @ c)
+        pp, xx = float(px @ px), float(x @ x)
         if pp > 1e-10 * xx:
             return u - t * px / pp
-        h = Br.T @ (U @ (inv**2 * (U.T @ Bx)))  # H⁺x
+        h = Br.T @ (W @ (c / s))
         xh = float(x @ h)
         return u - t * h / xh if xh > 0 else u
-
-    def _factorize_pinv(self):
-        factor = self._factorize()
-        if factor[0] == "pinv":
-            return factor
-        return _pinv_factor(self.G[: self.r, : self.r], self.B.shape[1])
 
     def update(self, g, c, Bg):
         """Append ``b = sqrt(c)·g`` (``Bg = B[:r] g``); compact when the buffer is full.

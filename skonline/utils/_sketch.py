@@ -84,6 +84,8 @@ def shrunk_squares(sq, m, variant="fd", beta=0.2):
     """
     sq = np.maximum(sq, 0.0)
     delta = float(sq[m - 1]) if sq.shape[0] >= m else 0.0
+    if sq.shape[0] and delta <= sq.shape[0] * np.finfo(np.float64).eps * float(sq[0]):
+        delta = 0.0  # numerically rank < m: rounding noise is not shrinkage (α stays 0)
     k = min(m - 1, sq.shape[0])
     top = sq[:k]
     if variant == "fd":

@@ -1,0 +1,257 @@
+"""RFDSONClassifier / RFDSONRegressor: the properties the paper and the spec require.
+
+The literal transcription of Algorithm 6 lives in ``test_son_reference.py``.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_iris
+from sklearn.preprocessing import StandardScaler
+
+from skonline import RobustFrequentDirections
+from skonline.linear_model import RFDSONClassifier, RFDSONRegressor
+from skonline.linear_model import _curvature, _son
+
+
+def _binary(n=300, d=8, seed=0, conditioning=2.0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * np.logspace(-conditioning / 2, conditioning / 2, d)
+    y = (X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n) > 0).astype(int)
+    return X, y
+
+
+class _Recorder:
+    """Collect the online predictions p_t = w_tᵀx_t through the metrics hook."""
+
+    def __init__(self, monkeypatch, cls):
+        self.predictions = []
+        original = cls._record_online_metrics
+
+        def record(est, predictions, y):
+            self.predictions.append(predictions.copy())
+            return original(est, predictions, y)
+
+        monkeypatch.setattr(cls, "_record_online_metrics", record)
+
+
+def test_fd_son_with_a_large_sketch_equals_full_on():
+    X, y = _binary(d=6)
+    kw = {"alpha0": 0.7, "fit_intercept": False, "loss": "logistic"}
+    fd = RFDSONClassifier(sketch="fd", sketch_size=10, **kw).fit(X, y)  # m > d: no shrink
+    full = RFDSONClassifier(sketch="full", **kw).fit(X, y)
+    assert fd.shrinkage_[0] == 0.0
+    np.testing.assert_allclose(fd.coef_, full.coef_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(fd.cumulative_loss_, full.cumulative_loss_, rtol=1e-10)
+
+
+def test_rfd_son_sketch_is_the_rfd_sketch_of_its_gradients(monkeypatch):
+    X, y = _binary(n=200, d=10)
+    rows = []
+    original = _curvature.SketchCurvature.update
+
+    def spy(self, g, c, Bg):
+        rows.append(np.sqrt(c) * g)
+        return original(self, g, c, Bg)
+
+    monkeypatch.setattr(_curvature.SketchCurvature, "update", spy)
+    m = 4
+    son = RFDSONClassifier(sketch_size=m, buffer_init="empty", fit_intercept=False).fit(X, y)
+    monkeypatch.undo()
+    rfd = RobustFrequentDirections(sketch_size=m).fit(np.array(rows))
+    cur = son._curvatures[0]
+    B = cur.B[: cur.r]
+    np.testing.assert_allclose(B.T @ B, rfd.sketch_.T @ rfd.sketch_, atol=1e-10)
+    assert son.alpha_[0] == rfd.alpha_
+    assert son.alpha_[0] - 0.0 == son.shrinkage_[0] / 2
+    assert son.n_compactions_[0] == rfd.n_compactions_
+
+
+def test_zero_row_schedule_of_algorithm_6():
+    X, y = _binary(n=5 + 6 * 3, d=10)
+    son = RFDSONClassifier(sketch_size=5, fit_intercept=False).fit(X, y)
+    # first compaction after m = 5 gradients, then one every m + 1 = 6
+    assert son.n_compactions_[0] == 4
+    empty = RFDSONClassifier(sketch_size=5, fit_intercept=False, buffer_init="empty").fit(X, y)
+    assert empty.n_compactions_[0] == 3  # after 2m = 10, then every 6: t = 10, 16, 22
+
+
+@pytest.mark.parametrize("alpha0", [0.0, 0.3])
+def test_solves_and_projection_match_dense_linear_algebra(alpha0):
+    rng = np.random.default_rng(3)
+    d, m = 9, 3
+    cur = _curvature.SketchCurvature(d, m, alpha0, zero_rows=False)
+    for _ in range(8):  # two compactions and some uncompacted rows
+        g = rng.standard_normal(d)
+        cur.update(g, 0.5, cur.Bdot(g))
+    B = cur.B[: cur.r]
+    H = B.T @ B + cur.alpha * np.eye(d)
+    assert cur.alpha > 0
+    g, x, u = rng.standard_normal((3, d))
+    np.testing.assert_allclose(cur.newton_direction(g), np.linalg.solve(H, g), rtol=1e-9)
+    z = float(u @ x)
+    C = abs(z) / 3
+    w = cur.project(u, x, z, C, cur.Bdot(x))
+    h = np.linalg.solve(H, x)
+    expected = u - _curvature.tau(z, C) * h / (x @ h)
+    np.testing.assert_allclose(w, expected, rtol=1e-9)
+    assert abs(w @ x) == pytest.approx(C)
+
+
+def test_singular_branch_uses_the_null_space_and_the_pseudo_inverse():
+    rng = np.random.default_rng(4)
+    d = 10
+    basis = np.linalg.qr(rng.standard_normal((d, 2)))[0].T  # gradients in a 2-dim subspace
+    cur = _curvature.SketchCurvature(d, 3, 0.0, zero_rows=False)
+    for _ in range(12):
+        g = rng.standard_normal(2) @ basis
+        cur.update(g, 1.0, cur.Bdot(g))
+    assert cur.n_compactions > 0 and cur.alpha == 0.0  # rank 2 < m: σ_m = 0, α stays 0
+    B = cur.B[: cur.r]
+    H_pinv = np.linalg.pinv(B.T @ B)
+    g = rng.standard_normal(2) @ basis
+    np.testing.assert_allclose(cur.newton_direction(g), H_pinv @ g, rtol=1e-7)
+    u = rng.standard_normal(d)
+    # x with a null-space component: the corrected w₂ moves along (I − P)x only
+    x = rng.standard_normal(d)
+    z = float(u @ x)
+    w = cur.project(u, x, z, 0.1, cur.Bdot(x))
+    assert abs(w @ x) == pytest.approx(0.1)
+    assert (w - u) @ (B.T @ B) @ (w - u) == pytest.approx(0.0, abs=1e-9)  # H-distance 0
+    # x inside the row space: w₁ with the pseudo-inverse
+    x = rng.standard_normal(2) @ basis
+    z = float(u @ x)
+    w = cur.project(u, x, z, 0.1, cur.Bdot(x))
+    h = H_pinv @ x
+    np.testing.assert_allclose(w, u - _curvature.tau(z, 0.1) * h / (x @ h), rtol=1e-6)
+
+
+def test_rank_deficient_stream_keeps_alpha_zero_and_learns():
+    rng = np.random.default_rng(5)
+    Z = rng.standard_normal((400, 3))
+    X = Z @ rng.standard_normal((3, 15))
+    y = (Z[:, 0] > 0).astype(int)
+    clf = RFDSONClassifier(sketch_size=5, fit_intercept=False).fit(X, y)
+    assert clf.n_compactions_[0] > 10
+    assert clf.alpha_[0] < 1e-10 * clf.shrinkage_[0] + 1e-10
+    assert clf.online_error_rate_ < 0.15
+
+
+def test_predictions_respect_the_constraint_at_every_step(monkeypatch):
+    rec = _Recorder(monkeypatch, RFDSONClassifier)
+    X, y = _binary(n=400, d=12, conditioning=4)
+    RFDSONClassifier(sketch_size=4, bound=0.5).fit(X, y)
+    p = np.concatenate(rec.predictions)
+    assert np.max(np.abs(p)) <= 0.5 * (1 + 1e-12)
+    assert np.max(np.abs(p)) > 0.49  # the constraint is active
+
+
+def test_online_error_rate_is_test_then_train(monkeypatch):
+    rec = _Recorder(monkeypatch, RFDSONClassifier)
+    X, y = _binary(n=250)
+    clf = RFDSONClassifier(sketch_size=4).fit(X, y)
+    p = np.concatenate(rec.predictions)[:, 0]
+    mistakes = int(np.sum((p >= 0).astype(int) != y))  # tie p = 0 predicts classes_[1]
+    assert clf.n_mistakes_ == mistakes
+    assert clf.online_error_rate_ == mistakes / 250
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic", "hinge", "smooth_hinge"])
+def test_losses_match_their_derivatives(loss):
+    for y in (-1.0, 1.0):
+        for p in np.linspace(-1.5, 1.5, 13):
+            if loss in ("hinge", "smooth_hinge") and y * p in (0.0, 1.0):
+                continue  # kinks
+            value, deriv = _son.loss_and_derivative(loss, p, y)
+            h = 1e-6
+            numeric = (
+                _son.loss_and_derivative(loss, p + h, y)[0]
+                - _son.loss_and_derivative(loss, p - h, y)[0]
+            ) / (2 * h)
+            assert deriv == pytest.approx(numeric, abs=1e-5)
+    assert _son.auto_mu("squared", 2.0) == 1 / 32
+    assert _son.auto_mu("logistic", 1.0) == pytest.approx(np.exp(-1))
+    assert _son.auto_mu("hinge", 1.0) == 0.0 and _son.auto_mu("squared", None) == 0.0
+
+
+def test_multiclass_one_vs_rest_one_sketch_per_class():
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    order = np.random.default_rng(0).permutation(len(y))
+    clf = RFDSONClassifier(sketch_size=3, loss="logistic").fit(X[order], y[order])
+    assert clf.coef_.shape == (3, 4) and len(clf._curvatures) == 3
+    assert clf.score(X, y) > 0.8
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert clf.decision_function(X).shape == (150, 3)
+    binary = RFDSONClassifier().fit(X[:100], y[:100])
+    assert binary.decision_function(X[:5]).shape == (5,)
+    assert not hasattr(binary, "predict_proba")  # squared loss: no probabilities
+
+
+def test_csr_equals_dense_and_splits_equal_fit():
+    X, y = _binary(n=200, d=10)
+    X[X < 0.3] = 0.0
+    dense = RFDSONClassifier(sketch_size=4).fit(X, y)
+    csr = RFDSONClassifier(sketch_size=4).fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(csr.coef_, dense.coef_)
+    streamed = RFDSONClassifier(sketch_size=4)
+    for start in range(0, 200, 37):
+        streamed.partial_fit(
+            sp.csr_matrix(X[start : start + 37]), y[start : start + 37], classes=[0, 1]
+        )
+    np.testing.assert_array_equal(streamed.coef_, dense.coef_)
+    assert streamed.cumulative_loss_ == dense.cumulative_loss_
+
+
+def test_sample_weight_scales_the_gradient():
+    X, y = _binary(n=150)
+    plain = RFDSONClassifier(sketch_size=4).fit(X, y)
+    ones = RFDSONClassifier(sketch_size=4).fit(X, y, sample_weight=np.ones(150))
+    np.testing.assert_array_equal(plain.coef_, ones.coef_)
+    w = np.ones(150)
+    w[::3] = 0.0
+    zero = RFDSONClassifier(sketch_size=4, skip_zero_rows=True).fit(X, y, sample_weight=w)
+    flipped = y.copy()
+    flipped[::3] = 1 - flipped[::3]  # labels of weight-0 rows do not matter
+    same = RFDSONClassifier(sketch_size=4, skip_zero_rows=True).fit(X, flipped, sample_weight=w)
+    np.testing.assert_array_equal(zero.coef_, same.coef_)
+    assert zero.cumulative_loss_ == same.cumulative_loss_
+    assert zero.n_compactions_[0] < plain.n_compactions_[0]  # no zero rows in the sketch
+    with pytest.raises(ValueError, match="Negative values"):
+        RFDSONClassifier().fit(X, y, sample_weight=-np.ones(150))
+
+
+def test_baselines_need_a_positive_alpha0():
+    X, y = _binary(n=20)
+    for sketch in ("fd", "full", "diag"):
+        with pytest.raises(ValueError, match="alpha0 > 0"):
+            RFDSONClassifier(sketch=sketch).fit(X, y)
+    RFDSONClassifier(sketch="rfd", alpha0=0.0).fit(X, y)
+
+
+def test_max_iter_shuffle_and_warm_start():
+    X, y = _binary(n=120)
+    one = RFDSONClassifier(sketch_size=4).fit(X, y)
+    two = RFDSONClassifier(sketch_size=4, max_iter=2).fit(X, y)
+    assert two.t_ == 240 and two.n_iter_ == 2
+    warm = RFDSONClassifier(sketch_size=4, warm_start=True).fit(X, y).fit(X, y)
+    np.testing.assert_array_equal(warm.coef_, two.coef_)
+    a = RFDSONClassifier(max_iter=2, shuffle=True, random_state=0).fit(X, y)
+    b = RFDSONClassifier(max_iter=2, shuffle=True, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert not np.array_equal(a.coef_, one.coef_)
+
+
+def test_regressor_squared_and_huber():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((600, 8)) * np.logspace(-1, 1, 8)
+    y = np.clip(X @ rng.standard_normal(8) / 20, -1, 1)
+    for loss in ("squared", "huber"):
+        reg = RFDSONRegressor(loss=loss, sketch_size=4).fit(X, y)
+        assert reg.score(X, y) > 0.9, loss
+        assert reg.coef_.shape == (8,) and isinstance(reg.intercept_, float)
+    reg = RFDSONRegressor(bound=0.2).fit(X, y)
+    assert np.max(np.abs(reg.predict(X))) <= 0.2
+    unbounded = RFDSONRegressor(bound=None).fit(X, 3 * y)
+    assert np.max(np.abs(unbounded.predict(X))) > 1.0
