@@ -10,8 +10,7 @@ from sklearn.datasets import load_iris
 from sklearn.preprocessing import StandardScaler
 
 from skonline import RobustFrequentDirections
-from skonline.linear_model import RFDSONClassifier, RFDSONRegressor
-from skonline.linear_model import _curvature, _son
+from skonline.linear_model import RFDSONClassifier, RFDSONRegressor, _curvature, _son
 
 
 def _binary(n=300, d=8, seed=0, conditioning=2.0):
@@ -162,7 +161,7 @@ def test_losses_match_their_derivatives(loss):
         for p in np.linspace(-1.5, 1.5, 13):
             if loss in ("hinge", "smooth_hinge") and y * p in (0.0, 1.0):
                 continue  # kinks
-            value, deriv = _son.loss_and_derivative(loss, p, y)
+            _, deriv = _son.loss_and_derivative(loss, p, y)
             h = 1e-6
             numeric = (
                 _son.loss_and_derivative(loss, p + h, y)[0]
