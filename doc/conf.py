@@ -73,6 +73,8 @@ _TRAILING_UNDERSCORE = re.compile(r"(?<=\w)_(?=[,)\s])")
 # documentation; with no intersphinx (the build is offline) they become text.
 _REF_WITH_TITLE = re.compile(r":ref:`([^`<]*?)\s*<[^`>]+>`")
 _REF = re.compile(r":ref:`([^`]+)`")
+# scikit-learn's glossary terms (e.g. in the generated set_*_request methods).
+_TERM = re.compile(r":term:`([^`<]*?)(?:\s*<[^`>]+>)?`")
 
 
 def _escape_shape(match):
@@ -82,7 +84,7 @@ def _escape_shape(match):
 def _clean_docstring(app, what, name, obj, options, lines):
     from_sklearn = getattr(obj, "__module__", "").startswith("sklearn.")
     for i, line in enumerate(lines):
-        line = _SHAPE.sub(_escape_shape, line)
+        line = _TERM.sub(r"\1", _SHAPE.sub(_escape_shape, line))
         if from_sklearn:
             line = _REF.sub(r"\1", _REF_WITH_TITLE.sub(r"\1", line))
         lines[i] = line

@@ -149,8 +149,10 @@ class _BaseSON(OnlineEstimator):
         # C-contiguous float64 rows: the same numbers in the same memory layout
         # give bit-identical dot products whatever the input's order or dtype.
         if sp.issparse(X):
+            X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+            X.sum_duplicates()  # the row loop scatters entries: duplicates must be summed
             if not self.fit_intercept:
-                return sp.csr_matrix(X, dtype=np.float64)
+                return X
             ones = sp.csr_matrix(np.full((X.shape[0], 1), float(self.intercept_scaling)))
             return sp.hstack([X, ones], format="csr", dtype=np.float64)
         X = np.ascontiguousarray(X, dtype=np.float64)
@@ -198,7 +200,9 @@ class _BaseSON(OnlineEstimator):
                 Bx = cur.Bdot(x)
                 z = float(u @ x)
                 w = u if C is None else cur.project(u, x, z, C, Bx)
-                p = float(w @ x)
+                # wᵀx of the projected w is exactly clip(z, −C, C) (spec §2.10); use it
+                # rather than the rounded product, which decides hinge kinks by noise.
+                p = z if C is None else min(max(z, -C), C)
                 predictions[i, k] = p
                 value, deriv = loss_and_derivative(loss, p, T[i, k], epsilon)
                 total_loss += sw[i] * value
