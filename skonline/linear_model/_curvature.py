@@ -85,7 +85,11 @@ class SketchCurvature:
             else:
                 lam, U = np.zeros(0), np.zeros((0, 0))
             lam_max = max(float(lam.max(initial=0.0)), 0.0)
-            keep = lam > max(r, self.B.shape[1]) * np.finfo(np.float64).eps * lam_max
+            # Eigenvalues below solve_rtol·λ_max count as zero, like α does: kept, they
+            # carry rounding error that the pseudo-inverse amplifies (measured: rank-3
+            # stream + 1e-7 noise, coefficients 1.9e6 with an eps-level cutoff).
+            eps_cut = max(r, self.B.shape[1]) * np.finfo(np.float64).eps
+            keep = lam > max(self.rtol, eps_cut) * lam_max
             s = lam[keep]
             W = U[:, keep] / np.sqrt(s)
             nonsingular = self.alpha > 0 and self.alpha > self.rtol * lam_max
@@ -120,7 +124,9 @@ class SketchCurvature:
         px = x - Br.T @ (W @ c)
         pp, xx = float(px @ px), float(x @ x)
         if pp > 1e-10 * xx:
-            return u - t * px / pp
+            # xᵀpx equals ‖px‖² in exact arithmetic; as the denominator it makes
+            # wᵀx = clip(z, −C, C) to rounding.
+            return u - t * px / float(x @ px)
         h = Br.T @ (W @ (c / s))
         xh = float(x @ h)
         return u - t * h / xh if xh > 0 else u

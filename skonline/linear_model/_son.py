@@ -172,6 +172,10 @@ class _BaseSON(OnlineEstimator):
 
     def _update(self, X, y, sample_weight):
         """One ordered pass over the rows (paper Alg. 6 in the SON order)."""
+        if not np.all(sample_weight > 0):
+            # A row of weight 0 is not seen at all: no projection, no time step, no metric.
+            keep = sample_weight > 0
+            X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
         Xa = self._augment(X)
         T = self._targets(y)
         sw = sample_weight
@@ -183,7 +187,8 @@ class _BaseSON(OnlineEstimator):
         epsilon = float(getattr(self, "epsilon", 1.0))
         U, curvatures = self._u.copy(), copy.deepcopy(self._curvatures)
         t, total_loss = self.t_, self.cumulative_loss_
-        predictions = np.empty((n, K))
+        predictions = np.empty((n, K))  # p_t = clip(u_tᵀx_t, −C, C)
+        scores = np.empty((n, K))  # u_tᵀx_t
         sparse = sp.issparse(Xa)
         x = np.zeros(d)
         for i in range(n):
@@ -203,7 +208,7 @@ class _BaseSON(OnlineEstimator):
                 # wᵀx of the projected w is exactly clip(z, −C, C) (spec §2.10); use it
                 # rather than the rounded product, which decides hinge kinks by noise.
                 p = z if C is None else min(max(z, -C), C)
-                predictions[i, k] = p
+                predictions[i, k], scores[i, k] = p, z
                 value, deriv = loss_and_derivative(loss, p, T[i, k], epsilon)
                 total_loss += sw[i] * value
                 scale = sw[i] * deriv
@@ -216,10 +221,10 @@ class _BaseSON(OnlineEstimator):
         self._u, self._curvatures = U, curvatures
         self.t_, self.cumulative_loss_ = t, total_loss
         self.n_iter_ = 1
-        self._record_online_metrics(predictions, y)
+        self._record_online_metrics(predictions, scores, y)
 
-    def _record_online_metrics(self, predictions, y):
-        """Hook for test-then-train metrics (classification mistakes)."""
+    def _record_online_metrics(self, predictions, scores, y):
+        """Hook for test-then-train metrics (predictions ``p_t`` and raw scores ``u_tᵀx_t``)."""
 
     # --------------------------------------------------------------- fitting
     def _validate_update_params(self, X, sample_weight):
@@ -366,7 +371,8 @@ _ATTRS_DOC = """\
 
     cumulative_loss_ : float
         Sum over the processed rows of the (weighted) loss of the prediction
-        made before the update (progressive validation).
+        made before the update (progressive validation); for one-vs-rest the
+        sum of the per-class binary losses.
 
     alpha_ : ndarray of shape (n_models,)
         ``α`` of each model's curvature (NaN for ``"full"``/``"diag"``).
@@ -521,11 +527,12 @@ class RFDSONClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseSON):
         super()._init_state(X, y)
         self.n_mistakes_ = 0
 
-    def _record_online_metrics(self, predictions, y):
+    def _record_online_metrics(self, predictions, scores, y):
         if predictions.shape[1] == 1:
             predicted = self.classes_[(predictions[:, 0] >= 0).astype(int)]
         else:
-            predicted = self.classes_[np.argmax(predictions, axis=1)]
+            # argmax of the unclipped scores: clipped predictions tie at ±C
+            predicted = self.classes_[np.argmax(scores, axis=1)]
         self.n_mistakes_ += int(np.sum(predicted != y))
 
     @property
@@ -555,7 +562,8 @@ class RFDSONClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseSON):
         classes : array-like of shape (n_classes,), default=None
             Every class of the stream; required on the first call.
         sample_weight : array-like of shape (n_samples,), default=None
-            Multiplies each row's gradient (and loss).
+            Multiplies each row's loss, hence its gradient (the curvature sees
+            the weighted gradients). Rows of weight 0 are skipped entirely.
 
         Returns
         -------

@@ -27,9 +27,9 @@ class _Recorder:
         self.predictions = []
         original = cls._record_online_metrics
 
-        def record(est, predictions, y):
+        def record(est, predictions, scores, y):
             self.predictions.append(predictions.copy())
-            return original(est, predictions, y)
+            return original(est, predictions, scores, y)
 
         monkeypatch.setattr(cls, "_record_online_metrics", record)
 
