@@ -31,6 +31,12 @@ def tau(z, C):
     return np.sign(z) * max(abs(z) - C, 0.0)
 
 
+def _move(u, t, h, x):
+    """``u − τ h / (xᵀh)`` with ``h = H⁻¹x``: lands exactly on ``|wᵀx| = C``."""
+    xh = float(x @ h)
+    return u - t * h / xh if xh > 0 else u
+
+
 class SketchCurvature:
     """``H = BᵀB + αI`` with an (R)FD sketch ``B`` of the scaled gradients.
 
@@ -114,9 +120,7 @@ class SketchCurvature:
             return u
         W, s, nonsingular = self._factorize()
         if nonsingular:
-            h = self._apply(x, Bx)
-            xh = float(x @ h)
-            return u - t * h / xh if xh > 0 else u
+            return _move(u, t, self._apply(x, Bx), x)
         # Singular H (Appendix A, corrected w₂): move along the part of x outside
         # row(B) when there is one (H-distance 0), else along H⁺x (w₁).
         Br = self.B[: self.r]
@@ -127,9 +131,7 @@ class SketchCurvature:
             # xᵀpx equals ‖px‖² in exact arithmetic; as the denominator it makes
             # wᵀx = clip(z, −C, C) to rounding.
             return u - t * px / float(x @ px)
-        h = Br.T @ (W @ (c / s))
-        xh = float(x @ h)
-        return u - t * h / xh if xh > 0 else u
+        return _move(u, t, Br.T @ (W @ (c / s)), x)  # w₁ with H⁺x
 
     def update(self, g, c, Bg):
         """Append ``b = sqrt(c)·g`` (``Bg = B[:r] g``); compact when the buffer is full.
@@ -169,21 +171,22 @@ class SketchCurvature:
         return self.B[: self.r] @ x
 
 
-class FullCurvature:
-    """FULL-ON: the exact ``H`` through its inverse, Sherman–Morrison, ``O(d²)`` per row."""
-
-    def __init__(self, n_features, alpha0):
-        self.H_inv = np.eye(n_features) / alpha0
+class _DenseCurvature:
+    """Back-ends with a cheap ``H⁻¹``: the projection is the closed form of §2.10."""
 
     def Bdot(self, x):
         return None
 
     def project(self, u, x, z, C, Bx):
         t = tau(z, C)
-        if t == 0.0:
-            return u
-        h = self.H_inv @ x
-        return u - t * h / float(x @ h)
+        return u if t == 0.0 else _move(u, t, self.newton_direction(x), x)
+
+
+class FullCurvature(_DenseCurvature):
+    """FULL-ON: the exact ``H`` through its inverse, Sherman–Morrison, ``O(d²)`` per row."""
+
+    def __init__(self, n_features, alpha0):
+        self.H_inv = np.eye(n_features) / alpha0
 
     def update(self, g, c, Bg):
         h = self.H_inv @ g
@@ -193,23 +196,12 @@ class FullCurvature:
         return self.H_inv @ g
 
 
-class DiagCurvature:
+class DiagCurvature(_DenseCurvature):
     """Diagonal AdaGrad: ``D = α₀ + sqrt(Σ g²)``, projection in the ``D``-norm."""
 
     def __init__(self, n_features, alpha0):
         self.alpha0 = alpha0
         self.sq = np.zeros(n_features)
-
-    def Bdot(self, x):
-        return None
-
-    def project(self, u, x, z, C, Bx):
-        t = tau(z, C)
-        if t == 0.0:
-            return u
-        D = self.alpha0 + np.sqrt(self.sq)
-        xd = x / D
-        return u - t * xd / float(x @ xd)
 
     def update(self, g, c, Bg):
         self.sq += g * g
