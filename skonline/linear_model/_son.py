@@ -25,6 +25,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
 from ..base import OnlineClassifierMixin, OnlineEstimator
+from ..utils._sketch import single_blas_thread
 from ..utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -176,9 +177,10 @@ class _BaseSON(OnlineEstimator):
             # A row of weight 0 is not seen at all: no projection, no time step, no metric.
             keep = sample_weight > 0
             X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
-        Xa = self._augment(X)
-        T = self._targets(y)
-        sw = sample_weight
+        with single_blas_thread():  # small products on one core: faster, robust to load
+            self._pass(self._augment(X), self._targets(y), sample_weight, y)
+
+    def _pass(self, Xa, T, sw, y):
         n, d = Xa.shape
         K = self._n_models()
         C = None if self.bound is None else float(self.bound)
