@@ -416,7 +416,9 @@ class RFDSONClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseSON):
 
     where ``Ω_RFD`` depends on ``α₀`` only logarithmically — unlike FD-SON,
     whose gap term grows as ``1/α₀`` — which is why RFD0 (``alpha0=0``,
-    Theorem 7) needs no tuning. Corrected errata: the ``α = 0`` projection
+    Theorem 7) needs no tuning. In practice RFD0 can be erratic while its
+    ``α`` is tiny after the first compactions (see the user guide for
+    measurements); a small positive ``alpha0`` is robust. Corrected errata: the ``α = 0`` projection
     uses the projector ``VVᵀ`` (the paper prints ``VΣ⁻²Vᵀ``), ``η_t`` is
     1-based, and the Woodbury ``γ`` uses the vector being projected.
 
