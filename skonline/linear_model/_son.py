@@ -116,27 +116,33 @@ class _BaseSON(OnlineEstimator):
         return auto_mu(self.loss, self.bound) if self.mu == "auto" else float(self.mu)
 
     def _new_curvature(self, n_features):
-        if self.sketch == "rfd":
+        if self.sketch in ("rfd", "fd"):
             return SketchCurvature(
                 n_features,
                 self.sketch_size,
                 self.alpha0,
-                robust=True,
-                zero_rows=self.buffer_init == "zeros",
-                rtol=self.solve_rtol,
-            )
-        if self.sketch == "fd":
-            return SketchCurvature(
-                n_features,
-                self.sketch_size,
-                self.alpha0,
-                robust=False,
+                robust=self.sketch == "rfd",
                 zero_rows=self.buffer_init == "zeros",
                 rtol=self.solve_rtol,
             )
         if self.sketch == "full":
             return FullCurvature(n_features, self.alpha0)
         return DiagCurvature(n_features, self.alpha0)
+
+    def _check_state_matches_params(self):
+        """After set_params mid-stream: the state must still fit the parameters."""
+        expected = self._new_curvature(1)
+        cur = self._curvatures[0]
+        same = type(cur) is type(expected) and self._u.shape[1] == self.n_features_in_ + int(
+            self.fit_intercept
+        )
+        if isinstance(cur, SketchCurvature):
+            same = same and cur.m == self.sketch_size and cur.robust == expected.robust
+        if not same:
+            raise ValueError(
+                "sketch, sketch_size or fit_intercept changed since the first partial_fit; "
+                "call fit to start again."
+            )
 
     def _check_consistent_params(self):
         if self.sketch != "rfd" and self.alpha0 <= 0:
@@ -231,6 +237,8 @@ class _BaseSON(OnlineEstimator):
     # --------------------------------------------------------------- fitting
     def _validate_update_params(self, X, sample_weight):
         self._check_consistent_params()
+        if self._is_initialized() and hasattr(self, "_curvatures"):
+            self._check_state_matches_params()
         if sample_weight is None:
             return {"sample_weight": np.ones(X.shape[0])}
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
