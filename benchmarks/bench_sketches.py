@@ -27,32 +27,28 @@ runs after one untimed warm-up run; short operations get more runs, until
 
 from __future__ import annotations
 
-import argparse
-import csv
-import hashlib
-import os
-import platform
-import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from pathlib import Path
-
-try:
-    import skonline
-except ImportError:  # a source checkout that is not installed: use the repository root
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
-import scipy
 import scipy.sparse as sp
-import sklearn
+from _common import (
+    Timing,
+    best_time,
+    environment,
+    load_average,
+    log,
+    markdown_table,
+    one_blas_thread,
+    parse_args,
+    source_digests,
+    timing_line,
+    write_results,
+)
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 from sklearn.base import clone
 from sklearn.decomposition import IncrementalPCA
 
-import skonline
 from skonline.decomposition import FrequentDirections, RobustFrequentDirections
 from skonline.evaluation import covariance_error
 
@@ -69,8 +65,12 @@ TARGET_IPCA_SPEEDUP = 30.0  # RFD >= 30 x faster than IncrementalPCA, error no w
 CSR_ERROR_TOL = 1e-6
 CSR_ERROR_MAXITER = 5000
 
-# Short operations are repeated beyond --repeats, at most this many times.
-MAX_RUNS = 100
+# The measured modules, whose source digests go in the report header.
+MEASURED_MODULES = (
+    "skonline.decomposition._frequent_directions",
+    "skonline.utils._sketch",
+    "skonline.evaluation._sketch_metrics",
+)
 
 
 @dataclass
@@ -148,48 +148,7 @@ def make_csr(n, d, density, seed):
     return sp.random(n, d, density=density, format="csr", dtype=np.float64, random_state=rng)
 
 
-# ----------------------------------------------------------------- timing
-@dataclass
-class Timing:
-    """At least ``repeats`` timed runs, more until ``min_seconds`` have been timed."""
-
-    repeats: int
-    min_seconds: float = 0.0
-
-
-def best_time(run, timing, warmup=True):
-    """Best wall-clock time of ``run()`` over the runs ``timing`` asks for, after a warm-up.
-
-    Runs shorter than ``timing.min_seconds`` in total are repeated until they
-    fill it (at most ``MAX_RUNS`` runs), so that a sub-0.1 s operation such as
-    the GEMM pass is not at the mercy of one scheduler hiccup.
-
-    Returns ``(seconds, result of the last run)``.
-    """
-    if warmup:
-        run()
-    result = None
-    best, total, runs = np.inf, 0.0, 0
-    while runs < timing.repeats or (total < timing.min_seconds and runs < MAX_RUNS):
-        start = time.perf_counter()
-        result = run()
-        elapsed = time.perf_counter() - start
-        best, total, runs = min(best, elapsed), total + elapsed, runs + 1
-    return best, result
-
-
-@contextmanager
-def one_blas_thread():
-    """Limit BLAS to one thread if threadpoolctl is installed; yields whether it is."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield False
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield True
-
-
+# ---------------------------------------------------------------- runners
 def fitted(estimator, X):
     """A runner that fits a fresh clone of ``estimator`` on ``X``."""
     return lambda: clone(estimator).fit(X)
@@ -440,73 +399,6 @@ def run_streaming(cfg, timing, seed, log):
 
 
 # ----------------------------------------------------------------- output
-def fmt(value, spec=".4g"):
-    if value is None or value == "":
-        return ""
-    if isinstance(value, float):
-        return "" if np.isnan(value) else format(value, spec)
-    return str(value)
-
-
-def markdown_table(rows, columns):
-    """``columns``: list of (header, key, format spec)."""
-    lines = [
-        "| " + " | ".join(h for h, _, _ in columns) + " |",
-        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(columns))) + "|",
-    ]
-    for r in rows:
-        lines.append("| " + " | ".join(fmt(r.get(k), s) for _, k, s in columns) + " |")
-    return "\n".join(lines)
-
-
-def environment():
-    """Versions, BLAS and machine, as markdown bullet lines (no file paths)."""
-    lines = [
-        f"- date (UTC): {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M')}",
-        f"- python {platform.python_version()}, numpy {np.__version__}, "
-        f"scipy {scipy.__version__}, scikit-learn {sklearn.__version__}, "
-        f"skonline {skonline.__version__}",
-        "- skonline sources (sha256, first 12): " + source_digests(),
-        f"- machine: {platform.system()} {platform.machine()}, {os.cpu_count()} logical CPUs",
-    ]
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        lines.append("- BLAS: unknown (threadpoolctl not installed)")
-    else:
-        for lib in threadpool_info():
-            version = f" {lib['version']}" if lib.get("version") else ""
-            arch = f", architecture {lib['architecture']}" if lib.get("architecture") else ""
-            lines.append(
-                f"- {lib.get('user_api')}: {lib.get('internal_api')}{version} "
-                f"({Path(lib.get('filepath', '')).name}){arch}, {lib.get('num_threads')} threads"
-            )
-    names = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
-    blas_env = [f"{k}={os.environ[k]}" for k in names if k in os.environ]
-    lines.append("- BLAS environment: " + (", ".join(blas_env) if blas_env else "none set"))
-    return lines
-
-
-def source_digests():
-    """Short digests of the measured modules, to tell which code a result belongs to."""
-    import skonline.decomposition._frequent_directions as fd_module
-    import skonline.evaluation._sketch_metrics as metrics_module
-    import skonline.utils._sketch as sketch_module
-
-    out = []
-    for module in (fd_module, sketch_module, metrics_module):
-        digest = hashlib.sha256(Path(module.__file__).read_bytes()).hexdigest()[:12]
-        out.append(f"{module.__name__.rsplit('.', 1)[-1]}.py {digest}")
-    return ", ".join(out)
-
-
-def load_average():
-    try:
-        return "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    except (AttributeError, OSError):
-        return "n/a"
-
-
 DENSE_COLUMNS = [
     ("method", "method", ""),
     ("seconds", "seconds", ".4g"),
@@ -597,11 +489,8 @@ def report(cfg, timing, dense, csr, stream, load_before, load_after, elapsed):
     parts = [
         f"# Matrix sketch benchmark ({cfg.name})",
         "",
-        *environment(),
-        f"- load average (1, 5, 15 min) before: {load_before}, after: {load_after}",
-        f"- timing: time.perf_counter, best of {timing.repeats} runs after one warm-up run "
-        f"(runs shorter than {timing.min_seconds:g} s in total are repeated until they fill "
-        f"{timing.min_seconds:g} s); total run time {elapsed:.0f} s",
+        *environment(source_digests(MEASURED_MODULES), load_before, load_after),
+        timing_line(timing, elapsed),
         "- cov. error: ‖XᵀX − C‖₂ / ‖X‖_F² of each estimate C of the uncentred XᵀX; "
         "C = BᵀB (FD), BᵀB + αI (RFD), Vᵀdiag(s²)V + n·μμᵀ (IncrementalPCA), "
         "X_kᵀX_k (exact SVD); rank = rows of B (or of the factor)",
@@ -634,32 +523,9 @@ def report(cfg, timing, dense, csr, stream, load_before, load_after, elapsed):
     return "\n".join(parts)
 
 
-def write_csv(path, sections):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS, extrasaction="ignore")
-        writer.writeheader()
-        for section, rows in sections.items():
-            for r in rows:
-                writer.writerow({k: fmt(v, ".6g") for k, v in {"section": section, **r}.items()})
-
-
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes (CI), same code path")
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path(__file__).resolve().parent / "results",
-        help="directory for the markdown and CSV results (default: benchmarks/results/)",
-    )
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per method (best kept)")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-
+    args = parse_args(__doc__.split("\n\n")[0], argv)
     cfg = SMOKE if args.smoke else FULL
-
-    def log(message):
-        print(message, file=sys.stderr, flush=True)
 
     load_before = load_average()
     start = time.perf_counter()
@@ -670,12 +536,9 @@ def main(argv=None):
     elapsed = time.perf_counter() - start
     text = report(cfg, timing, dense, csr, stream, load_before, load_average(), elapsed)
 
-    args.out.mkdir(parents=True, exist_ok=True)
     stem = "bench_sketches" if cfg is FULL else "bench_sketches_smoke"
-    (args.out / f"{stem}.md").write_text(text, encoding="utf-8")
-    write_csv(args.out / f"{stem}.csv", {"dense": dense, "csr": csr, "streaming": stream})
-    print(text)
-    log(f"written: {args.out / stem}.md and .csv")
+    sections = {"dense": dense, "csr": csr, "streaming": stream}
+    write_results(args.out, stem, text, sections, CSV_COLUMNS)
 
 
 if __name__ == "__main__":
