@@ -160,7 +160,7 @@ class SketchCurvature:
             if self.robust:
                 self.alpha += delta / 2.0
             return None
-        return self.G[: self.r, r] / s if s > 0 else np.append(Bg, 0.0)
+        return self.G[: self.r, r] / s  # c = μ + η_t > 0 (eta0 > 0)
 
     def newton_direction(self, g, Bg=None):
         if Bg is None:

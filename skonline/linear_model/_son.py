@@ -15,6 +15,7 @@ Per row, in the SON order (spec §2.14): project the current ``u`` onto
 from __future__ import annotations
 
 import copy
+import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -84,7 +85,6 @@ class _BaseSON(OnlineEstimator):
 
     _accept_sparse = "csr"
     _private_state = ("_u", "_curvatures")
-    _exact_row_splits = True
 
     _parameter_constraints: ClassVar[dict] = {
         "sketch": [StrOptions({"rfd", "fd", "full", "diag"})],
@@ -149,6 +149,14 @@ class _BaseSON(OnlineEstimator):
             raise ValueError(
                 f"sketch={self.sketch!r} needs alpha0 > 0 (its curvature starts at "
                 "alpha0 * I); only sketch='rfd' runs with alpha0 = 0."
+            )
+        if self.sketch == "rfd" and self.alpha0 == 0 and self.bound is None:
+            warnings.warn(
+                "RFD0 (sketch='rfd', alpha0=0) without a bound: until the sketch shrinks, "
+                "H is singular and nothing limits the pseudo-inverse steps; the iterate can "
+                "diverge (measured R² of -8612 on clean data). Set bound=C or alpha0 > 0.",
+                UserWarning,
+                stacklevel=3,
             )
 
     def _augment(self, X):
@@ -318,7 +326,7 @@ _PARAMS_DOC = """\
 
     sketch_size : int, default=10
         The paper's ``m``: the buffer holds up to ``2m`` rows (``O(m · d)``
-        memory and time per row). Paper grids: {5, 10, 20}, {20, 30, 50}.
+        memory, ``O(m · d + m³)`` time per row). Paper grids: {5, 10, 20}, {20, 30, 50}.
 
     alpha0 : float, default=0.0
         Initial ``α`` (``H^(0) = alpha0 · I``). Must be positive for ``"fd"``,
@@ -414,9 +422,10 @@ class RFDSONClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseSON):
 
     Paper Algorithm 6 (RFD-SON with the doubling buffer) of Luo et al. (2019)
     for the losses of spec §2.16 on labels ``±1``; multiclass one-vs-rest with
-    one sketch per class. Per row and class: ``O(m · n_features)`` time
-    (``O(m · nnz + m · n_features)`` on CSR input) and ``O(m · n_features)``
-    memory, against ``O(n_features²)`` for the full online Newton step.
+    one sketch per class. Per row and class: ``O(m · n_features + m³)`` time
+    (one eigendecomposition of the ``≤ 2m × 2m`` Gram matrix of the sketch)
+    and ``O(m · n_features)`` memory, against ``O(n_features²)`` for the full
+    online Newton step.
 
     Guarantee (Theorem 5, ``alpha0 > 0``, losses satisfying Assumptions 1–2):
 
@@ -575,7 +584,8 @@ class RFDSONClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseSON):
             Every class of the stream; required on the first call.
         sample_weight : array-like of shape (n_samples,), default=None
             Multiplies each row's loss, hence its gradient (the curvature sees
-            the weighted gradients). Rows of weight 0 are skipped entirely.
+            the weighted gradients). Rows of weight 0 are skipped entirely; a
+            batch whose weights are all 0 is rejected (scikit-learn's rule).
 
         Returns
         -------
@@ -636,7 +646,8 @@ class RFDSONRegressor(RegressorMixin, _BaseSON):
 
     Paper Algorithm 6 (RFD-SON, doubling buffer) of Luo et al. (2019) with the
     squared loss ``(wᵀx − y)²`` of the paper's experiments (or the Huber
-    loss), ``O(m · n_features)`` time and memory per row. With ``bound=C``
+    loss), ``O(m · n_features + m³)`` time and ``O(m · n_features)`` memory
+    per row. With ``bound=C``
     the iterate is projected onto ``|wᵀx_t| ≤ C`` and predictions are
     clipped to ``[−C, C]``: scale the targets into that range (the regret
     bound of Theorem 5 assumes ``|y| ≤ C``), or use ``bound=None``.
@@ -721,7 +732,16 @@ class RFDSONRegressor(RegressorMixin, _BaseSON):
         self.solve_rtol = solve_rtol
 
     def _validate_batch(self, X, y, first_call):
-        return self._check_training_data(X, y, first_call, y_numeric=True)
+        X, y = self._check_training_data(X, y, first_call, y_numeric=True)
+        if self.bound is not None and np.max(np.abs(y)) > self.bound:
+            warnings.warn(
+                f"targets reach |y| = {np.max(np.abs(y)):.3g} > bound = {self.bound}: "
+                "predictions are clipped to [-bound, bound] (the paper's constraint "
+                "|wᵀx| <= C). Scale y into that range or raise bound.",
+                UserWarning,
+                stacklevel=4,
+            )
+        return X, y
 
     @property
     def coef_(self):

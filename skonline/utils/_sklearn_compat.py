@@ -6,13 +6,11 @@ from here, so that a change in scikit-learn's internals is fixed in one place.
 
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import _check_partial_fit_first_call
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 __all__ = [
     "Interval",
     "StrOptions",
-    "_check_partial_fit_first_call",
     "_check_sample_weight",
     "_fit_context",
     "check_is_fitted",
