@@ -305,18 +305,19 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
         return LinearOperator((d, d), matvec=matvec, matmat=matvec, dtype=np.float64)
 
-    def solve(self, V, *, rtol=1e-10):
+    def solve(self, V, *, rtol=1e-12):
         """Apply the inverse of the sketched covariance: ``(BᵀB + αI)⁻¹ V``.
 
-        Woodbury identity when ``alpha_ > 0`` (``O(r² d)`` for ``r`` sketch rows,
-        never ``d × d``); the Moore–Penrose pseudo-inverse when the sketch is
-        singular (FD, or RFD before its first shrinkage).
+        In the sketch's eigenbasis when ``alpha_ > 0`` (the Woodbury identity
+        rearranged to lose ``κ·eps``, not ``κ²·eps``; ``O(r² d)`` for ``r``
+        sketch rows, never ``d × d``); the Moore–Penrose pseudo-inverse when the
+        sketch is singular (FD, or RFD before its first shrinkage).
 
         Parameters
         ----------
         V : array-like of shape (n_features,) or (n_features, k)
-        rtol : float, default=1e-10
-            ``alpha_`` below ``rtol · trace(BBᵀ)`` counts as zero.
+        rtol : float, default=1e-12
+            ``alpha_`` below ``rtol · λ_max(BBᵀ)`` counts as zero.
 
         Returns
         -------

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._sketch import compact
+from ..utils._sketch import apply_inverse, compact, gram_eigenbasis
 
 __all__ = ["DiagCurvature", "FullCurvature", "SketchCurvature", "tau"]
 
@@ -76,42 +76,15 @@ class SketchCurvature:
 
     # -------------------------------------------------------------- algebra
     def _factorize(self):
-        """Eigendecomposition of ``G = BBᵀ``, cached until the sketch changes.
-
-        Returns ``(W, s, nonsingular)`` with ``V = Bᵀ W`` orthonormal (the
-        right singular vectors of ``B`` with nonzero singular values) and
-        ``s`` their squared singular values. Working in this basis avoids the
-        Woodbury form ``(v − BᵀMBv)/α``, whose cancellation loses about
-        ``κ(H)²·eps`` relative accuracy; here the loss is ``κ(H)·eps``.
-        """
+        """Eigenbasis of ``G = BBᵀ`` (:func:`gram_eigenbasis`), cached until the sketch changes."""
         if self._factor is None:
             r = self.r
-            if r:
-                lam, U = np.linalg.eigh(self.G[:r, :r])
-            else:
-                lam, U = np.zeros(0), np.zeros((0, 0))
-            lam_max = max(float(lam.max(initial=0.0)), 0.0)
-            # Eigenvalues below solve_rtol·λ_max count as zero, like α does: kept, they
-            # carry rounding error that the pseudo-inverse amplifies (measured: rank-3
-            # stream + 1e-7 noise, coefficients 1.9e6 with an eps-level cutoff).
-            eps_cut = max(r, self.B.shape[1]) * np.finfo(np.float64).eps
-            keep = lam > max(self.rtol, eps_cut) * lam_max
-            s = lam[keep]
-            W = U[:, keep] / np.sqrt(s)
-            nonsingular = self.alpha > 0 and self.alpha > self.rtol * lam_max
-            self._factor = (W, s, nonsingular)
+            self._factor = gram_eigenbasis(self.G[:r, :r], self.B.shape[1], self.alpha, self.rtol)
         return self._factor
 
     def _apply(self, v, Bv):
         """``H⁻¹v``, or ``H⁺v`` when ``H`` counts as singular (``Bv = B[:r] v``)."""
-        W, s, nonsingular = self._factorize()
-        c = W.T @ Bv  # Vᵀv
-        Br = self.B[: self.r]
-        if nonsingular:
-            # V diag(1/(s+α)) Vᵀv + (v − VVᵀv)/α
-            a = self.alpha
-            return Br.T @ (W @ (c / (s + a) - c / a)) + v / a
-        return Br.T @ (W @ (c / s))
+        return apply_inverse(self.B[: self.r], self.alpha, self._factorize(), v, Bv)
 
     def project(self, u, x, z, C, Bx):
         """Projection of ``u`` onto ``{|wᵀx| ≤ C}`` in the ``H``-norm (``Bx = B[:r] x``)."""

@@ -20,7 +20,9 @@ from threadpoolctl import ThreadpoolController
 
 __all__ = [
     "append_rows",
+    "apply_inverse",
     "compact",
+    "gram_eigenbasis",
     "shrunk_squares",
     "single_blas_thread",
     "sketch_solve",
@@ -225,39 +227,69 @@ def _append_rows(buffer, n_rows, X, m, variant, beta, method):
     return n_rows, deltas
 
 
-def sketch_solve(B, alpha, V, *, rtol=1e-10):
-    """Solve ``(B^T B + alpha I) Z = V`` without forming a ``d x d`` matrix.
+def gram_eigenbasis(G, n_features, alpha, rtol=1e-12):
+    """Eigenbasis of a sketch's Gram matrix ``G = BBᵀ`` for solves with ``BᵀB + αI``.
 
-    With ``alpha > rtol * λ_max(B B^T)`` (spec §4 item 3) the Woodbury identity is used:
-    ``(B^T B + αI)^{-1} v = (v - B^T (B B^T + αI)^{-1} B v) / α``. Otherwise the
-    matrix is treated as singular (FD sketches, or RFD before its first
-    shrinkage) and the Moore–Penrose pseudo-inverse is applied through the Gram
-    matrix: ``(B^T B)^+ v = B^T (G^+)^2 B v`` with ``G = B B^T`` (spec §2.13.2).
-    Cost ``O(r d k + r^3)`` for ``r`` sketch rows and ``k`` right-hand sides.
+    Returns ``(W, s, nonsingular)``: ``V = Bᵀ W`` has orthonormal columns (the
+    right singular vectors of ``B`` with nonzero singular values), ``s`` holds
+    their squared singular values, and ``nonsingular`` tells whether
+    ``α > rtol · λ_max(G)``. Eigenvalues below ``max(rtol, r·eps) · λ_max``
+    count as zero: kept, they carry rounding error that a pseudo-inverse
+    amplifies.
+    """
+    r = G.shape[0]
+    if r:
+        lam, U = np.linalg.eigh(G)
+    else:
+        lam, U = np.zeros(0), np.zeros((0, 0))
+    lam_max = max(float(lam.max(initial=0.0)), 0.0)
+    eps_cut = max(r, n_features) * np.finfo(np.float64).eps
+    keep = lam > max(rtol, eps_cut) * lam_max
+    s = lam[keep]
+    W = U[:, keep] / np.sqrt(s)
+    return W, s, bool(alpha > 0 and alpha > rtol * lam_max)
+
+
+def apply_inverse(B, alpha, basis, V, BV):
+    """``(BᵀB + αI)⁻¹ V``, or ``(BᵀB)⁺ V`` when the basis says singular.
+
+    ``V = V_B + V_⊥`` splits into the sketch's row space and its
+    complement: ``H⁻¹V = V_B (Σ² + α)⁻¹ V_Bᵀ V + (V − V_B V_BᵀV) / α``. Unlike the
+    Woodbury form ``(V − Bᵀ(BBᵀ + αI)⁻¹BV)/α`` (spec §2.13.1), whose cancellation
+    loses about ``κ(H)²·eps``, this loses ``κ(H)·eps``.
+
+    Parameters
+    ----------
+    B : ndarray of shape (r, d)
+    alpha : float
+    basis : tuple
+        :func:`gram_eigenbasis` of ``BBᵀ``.
+    V : ndarray of shape (d,) or (d, k)
+    BV : ndarray
+        ``B @ V``.
+    """
+    W, s, nonsingular = basis
+    C = W.T @ BV  # V_Bᵀ V
+    col = (lambda a: a[:, None]) if C.ndim == 2 else (lambda a: a)
+    if nonsingular:
+        return B.T @ (W @ (col(1.0 / (s + alpha) - 1.0 / alpha) * C)) + V / alpha
+    return B.T @ (W @ (col(1.0 / s) * C))
+
+
+def sketch_solve(B, alpha, V, *, rtol=1e-12):
+    """Solve ``(BᵀB + αI) Z = V`` without forming a ``d x d`` matrix.
+
+    Treated as singular (FD sketches, RFD before its first shrinkage) when
+    ``α ≤ rtol · λ_max(BBᵀ)``: then the Moore–Penrose pseudo-inverse
+    (spec §2.13.2). Cost ``O(r d k + r³)`` for ``r`` sketch rows and ``k``
+    right-hand sides. See :func:`apply_inverse`.
 
     Parameters
     ----------
     B : ndarray of shape (r, d)
     alpha : float
     V : ndarray of shape (d,) or (d, k)
-    rtol : float
-        Relative threshold below which ``alpha`` counts as zero.
+    rtol : float, default=1e-12
     """
-    G = B @ B.T
-    BV = B @ V
-    if G.shape[0] == 0:
-        return np.zeros(np.shape(V))
-    lam, U = sla.eigh(G, check_finite=False)
-    lam_max = max(float(lam[-1]), 0.0)
-    W = U.T @ BV
-    if alpha > 0 and alpha > rtol * lam_max:
-        # Woodbury with (G + αI)^{-1} = U diag(1 / (λ + α)) Uᵀ.
-        inv = 1.0 / (np.maximum(lam, 0.0) + alpha)
-        W = inv[:, None] * W if W.ndim == 2 else inv * W
-        return (V - B.T @ (U @ W)) / alpha
-    cutoff = max(G.shape[0], B.shape[1]) * np.finfo(np.float64).eps * lam_max
-    inv2 = np.zeros_like(lam)
-    nonzero = lam > cutoff
-    inv2[nonzero] = 1.0 / lam[nonzero] ** 2
-    W = inv2[:, None] * W if W.ndim == 2 else inv2 * W
-    return B.T @ (U @ W)
+    basis = gram_eigenbasis(B @ B.T, B.shape[1], alpha, rtol)
+    return apply_inverse(B, alpha, basis, V, B @ V)
