@@ -36,18 +36,6 @@ def _stream(est, X, repeats=3):
     return fitted, min(times[1:])
 
 
-def ipca_uncentred_covariance(ipca, n_samples):
-    """IncrementalPCA's estimate of the uncentred ``XᵀX``: ``Vᵀ diag(σ²) V + n μμᵀ``."""
-    V, s, mu = ipca.components_, ipca.singular_values_, ipca.mean_
-    return (V.T * s**2) @ V + n_samples * np.outer(mu, mu)
-
-
-def _relative_error(X, C):
-    D = X.T @ X - C
-    eig = np.linalg.eigvalsh(D)
-    return max(abs(eig[0]), abs(eig[-1])) / np.sum(X * X)
-
-
 def sketch_rows(X, k):
     """Rows of the tour table for the matrix sketches at sketch size ``k + 1``."""
     rows = []
@@ -62,7 +50,10 @@ def sketch_rows(X, k):
         err = covariance_error(X, est.sketch_, est.alpha_)
         rows.append((label, X.shape[0] / seconds, err))
     ipca, seconds = _stream(IncrementalPCA(n_components=k), X)
-    err = _relative_error(X, ipca_uncentred_covariance(ipca, X.shape[0]))
+    n = X.shape[0]
+    # C = Fᵀ F with F = [diag(σ) V; sqrt(n) μ]: IncrementalPCA's estimate of the uncentred XᵀX
+    F = np.vstack([ipca.singular_values_[:, None] * ipca.components_, np.sqrt(n) * ipca.mean_])
+    err = covariance_error(X, F)
     rows.append((f"sklearn IncrementalPCA(n_components={k})", X.shape[0] / seconds, err))
     s2 = np.linalg.svd(X, compute_uv=False) ** 2
     rows.append((f"exact rank-{k} (floor)", float("nan"), s2[k] / s2.sum()))

@@ -1,4 +1,4 @@
-"""Data helpers for the papers' experiments (local files and generators; no downloads)."""
+"""Data helpers for the papers' experiments: reading local files (no downloads)."""
 
 from ._libsvm import load_libsvm_split
 

@@ -181,6 +181,11 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """int: number of components returned by :meth:`transform`."""
         self._check_fitted()
         if self.n_components is not None:
+            if self.n_components > min(self.sketch_size - 1, self.n_features_in_):
+                raise ValueError(
+                    f"n_components={self.n_components} exceeds min(sketch_size - 1, "
+                    f"n_features) = {min(self.sketch_size - 1, self.n_features_in_)}."
+                )
             return int(self.n_components)
         return int(min(self.sketch_size - 1, self.n_features_in_))
 
@@ -390,7 +395,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self._check_capacity()
         other._check_capacity()
         mine, theirs = self.get_params(), other.get_params()
-        for key in ("sketch_size", "variant", "beta", "buffer"):
+        for key in ("sketch_size", "variant", "beta", "buffer", "alpha0"):
             if key in mine and mine[key] != theirs[key]:
                 raise ValueError(
                     f"cannot merge sketches with different {key}: {mine[key]!r} and {theirs[key]!r}"
@@ -485,6 +490,12 @@ _COMMON_ATTRS = """\
     n_features_in_ : int
         Number of features seen during the first fit.
 
+    Notes
+    -----
+    The sketch is kept in float64 whatever the input dtype (spec §3.2: FD
+    subtracts squared singular values, which loses digits quickly in float32);
+    :meth:`transform` returns the input's floating dtype.
+
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during fit, when ``X`` has string column names.
 """
@@ -499,7 +510,8 @@ class FrequentDirections(_BaseFrequentDirections):
         ``0 ⪯ AᵀA − BᵀB ⪯ Δ·I``  and  ``Δ ≤ ‖A − A_k‖_F² / (sketch_size − k)``
 
     (Luo et al. 2019, eq. 1, Lemma 4 and Lemma 5 for the doubling buffer;
-    Liberty 2013) — for ``variant="fd"``; ``"cfd"`` keeps the error within
+    Liberty 2013; the paper's Alg. 4 prints its input as ``B^(0)``, read
+    ``B^(m−1)``) — for ``variant="fd"``; ``"cfd"`` keeps the error within
     ``±Δ``, ``"pfd"`` has a weaker bound and ``"isvd"`` none. Default: the
     doubling-buffer Algorithm 4 of the paper, amortised
     ``O(sketch_size · n_features)`` time per row and

@@ -1,4 +1,4 @@
-"""Evaluation helpers: sketch errors, prequential (test-then-train) scores."""
+"""Evaluation helpers: covariance errors of sketches."""
 
 from ._sketch_metrics import covariance_error, spectral_norm_of_difference
 

@@ -467,6 +467,13 @@ class RFDSONClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseSON):
     skonline.decomposition.RobustFrequentDirections : the sketch.
     sklearn.linear_model.SGDClassifier : first-order peer.
 
+    References
+    ----------
+    Luo, Chen, Zhang, Li, Zhang. Robust Frequent Directions with Application in
+    Online Learning. JMLR 20(45), 2019 (Alg. 3, 6, Appendix A). Luo, Agarwal,
+    Cesa-Bianchi, Langford. Efficient Second Order Online Learning by
+    Sketching. NeurIPS 2016 (FD-SON).
+
     Examples
     --------
     >>> import numpy as np
@@ -652,8 +659,13 @@ class RFDSONRegressor(RegressorMixin, _BaseSON):
     clipped to ``[−C, C]``: scale the targets into that range (the regret
     bound of Theorem 5 assumes ``|y| ≤ C``), or use ``bound=None``.
 
-    Guarantee: as :class:`RFDSONClassifier` (Theorem 5; Theorem 7 for
-    ``alpha0=0``), with ``μ = 1/(8C²)`` for the squared loss.
+    Guarantee (Theorem 5, ``alpha0 > 0``; Theorem 7 for ``alpha0=0``), with
+    ``μ = 1/(8C²)`` and ``L = 4C`` for the squared loss on ``|y| ≤ C``:
+
+        ``R_T ≤ (α₀/2)‖w‖² + 2(CL)² Σ η_t + m/(2(μ+η_T)) ln(tr(BᵀB)/(mα₀) + α_T/α₀) + Ω_RFD``
+
+    Corrected errata as in :class:`RFDSONClassifier` (the ``α = 0``
+    projection uses ``VVᵀ``; ``η_t`` is 1-based).
 
     Parameters
     ----------
@@ -671,6 +683,16 @@ class RFDSONRegressor(RegressorMixin, _BaseSON):
     intercept_ : float
 
 {_ATTRS_DOC}
+    See Also
+    --------
+    RFDSONClassifier
+    sklearn.linear_model.SGDRegressor : first-order peer.
+
+    References
+    ----------
+    Luo, Chen, Zhang, Li, Zhang. Robust Frequent Directions with Application in
+    Online Learning. JMLR 20(45), 2019 (Alg. 3, 6, Appendix A).
+
     Examples
     --------
     >>> import numpy as np
