@@ -32,7 +32,21 @@ def _instances():
     for cls in _public_estimators():
         params = {k: v for k, v in _SMALL.items() if k in cls().get_params()}
         out.append(cls(**params))
-    return out
+    return out + _VARIANTS
+
+
+# Non-default settings that change code paths (variants, back-ends, losses). FD-SON
+# (sketch="fd") is left to the SON tests: with a small untuned alpha0 it fails
+# check_regressors_train's accuracy threshold, as the paper's Figs. 3-4 predict.
+_VARIANTS = [
+    skonline.FrequentDirections(sketch_size=4, variant="cfd"),
+    skonline.FrequentDirections(sketch_size=4, variant="pfd", beta=0.5, buffer="single"),
+    skonline.RobustFrequentDirections(sketch_size=4, alpha0=0.5, compaction="svd"),
+    skonline.RFDSONClassifier(sketch_size=4, loss="logistic", alpha0=1.0),
+    skonline.RFDSONClassifier(sketch="full", alpha0=1.0, loss="smooth_hinge"),
+    skonline.RFDSONClassifier(sketch="diag", alpha0=1.0, buffer_init="empty"),
+    skonline.RFDSONRegressor(sketch="diag", alpha0=1.0),
+]
 
 
 # Expected failures of scikit-learn's checks, with the reason. Keep this empty
