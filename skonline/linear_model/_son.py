@@ -80,6 +80,76 @@ def auto_mu(loss, bound):
     return 0.0
 
 
+def son_pass(
+    U, curvatures, Xa, T, sw, t, total_loss, *, loss, bound, mu, eta0, epsilon, skip_zero_rows
+):
+    """One ordered pass of the online Newton step over the rows (paper Alg. 6, SON order).
+
+    A pure kernel: ``U`` and ``curvatures`` are copied, never written into.
+
+    Parameters
+    ----------
+    U : ndarray of shape (n_models, d)
+        Current iterates ``u`` (one per one-vs-rest model).
+    curvatures : list of curvature back-ends (``_curvature``)
+    Xa : ndarray or CSR matrix of shape (n, d)
+        Rows, intercept column included (C-contiguous float64 when dense).
+    T : ndarray of shape (n, n_models)
+        Targets (``±1`` for classification).
+    sw : ndarray of shape (n,)
+        Positive sample weights.
+    t : int
+        Rows seen before this pass (``η_t = eta0 / t``, 1-based).
+    total_loss : float
+        Running loss sum (continued, so any split of a stream adds up the same).
+    loss, bound, mu, eta0, epsilon, skip_zero_rows
+        As the estimators' parameters (``mu`` resolved to a number).
+
+    Returns
+    -------
+    U, curvatures, t, total_loss, predictions, scores
+        New iterates and back-ends, the time index and the running loss after
+        the pass, and per row and model ``p_t = clip(u_tᵀx_t, −C, C)`` and
+        ``u_tᵀx_t``.
+    """
+    U, curvatures = U.copy(), copy.deepcopy(curvatures)
+    n, d = Xa.shape
+    K = U.shape[0]
+    C = None if bound is None else float(bound)
+    predictions = np.empty((n, K))
+    scores = np.empty((n, K))
+    sparse = sp.issparse(Xa)
+    x = np.zeros(d)
+    for i in range(n):
+        if sparse:
+            lo, hi = Xa.indptr[i], Xa.indptr[i + 1]
+            x[:] = 0.0
+            x[Xa.indices[lo:hi]] = Xa.data[lo:hi]
+        else:
+            x = Xa[i]
+        t += 1
+        c = mu + eta0 / t
+        for k in range(K):
+            u, cur = U[k], curvatures[k]
+            Bx = cur.Bdot(x)
+            z = float(u @ x)
+            w = u if C is None else cur.project(u, x, z, C, Bx)
+            # wᵀx of the projected w is exactly clip(z, −C, C) (spec §2.10); use it
+            # rather than the rounded product, which decides hinge kinks by noise.
+            p = z if C is None else min(max(z, -C), C)
+            predictions[i, k], scores[i, k] = p, z
+            value, deriv = loss_and_derivative(loss, p, T[i, k], epsilon)
+            total_loss += sw[i] * value
+            scale = sw[i] * deriv
+            if scale == 0.0 and skip_zero_rows:
+                U[k] = w
+                continue
+            g = scale * x
+            Bg = cur.update(g, c, None if Bx is None else scale * Bx)
+            U[k] = w - cur.newton_direction(g, Bg)
+    return U, curvatures, t, total_loss, predictions, scores
+
+
 class _BaseSON(OnlineEstimator):
     """The engine shared by :class:`RFDSONRegressor` and :class:`RFDSONClassifier`."""
 
@@ -195,45 +265,21 @@ class _BaseSON(OnlineEstimator):
             self._pass(self._augment(X), self._targets(y), sample_weight, y)
 
     def _pass(self, Xa, T, sw, y):
-        n, d = Xa.shape
-        K = self._n_models()
-        C = None if self.bound is None else float(self.bound)
-        mu, eta0 = self._mu(), float(self.eta0)
-        loss, skip_zero = self.loss, self.skip_zero_rows
-        epsilon = float(getattr(self, "epsilon", 1.0))
-        U, curvatures = self._u.copy(), copy.deepcopy(self._curvatures)
-        t, total_loss = self.t_, self.cumulative_loss_
-        predictions = np.empty((n, K))  # p_t = clip(u_tᵀx_t, −C, C)
-        scores = np.empty((n, K))  # u_tᵀx_t
-        sparse = sp.issparse(Xa)
-        x = np.zeros(d)
-        for i in range(n):
-            if sparse:
-                lo, hi = Xa.indptr[i], Xa.indptr[i + 1]
-                x[:] = 0.0
-                x[Xa.indices[lo:hi]] = Xa.data[lo:hi]
-            else:
-                x = Xa[i]
-            t += 1
-            c = mu + eta0 / t
-            for k in range(K):
-                u, cur = U[k], curvatures[k]
-                Bx = cur.Bdot(x)
-                z = float(u @ x)
-                w = u if C is None else cur.project(u, x, z, C, Bx)
-                # wᵀx of the projected w is exactly clip(z, −C, C) (spec §2.10); use it
-                # rather than the rounded product, which decides hinge kinks by noise.
-                p = z if C is None else min(max(z, -C), C)
-                predictions[i, k], scores[i, k] = p, z
-                value, deriv = loss_and_derivative(loss, p, T[i, k], epsilon)
-                total_loss += sw[i] * value
-                scale = sw[i] * deriv
-                if scale == 0.0 and skip_zero:
-                    U[k] = w
-                    continue
-                g = scale * x
-                Bg = cur.update(g, c, None if Bx is None else scale * Bx)
-                U[k] = w - cur.newton_direction(g, Bg)
+        U, curvatures, t, total_loss, predictions, scores = son_pass(
+            self._u,
+            self._curvatures,
+            Xa,
+            T,
+            sw,
+            self.t_,
+            self.cumulative_loss_,
+            loss=self.loss,
+            bound=self.bound,
+            mu=self._mu(),
+            eta0=float(self.eta0),
+            epsilon=float(getattr(self, "epsilon", 1.0)),
+            skip_zero_rows=self.skip_zero_rows,
+        )
         self._u, self._curvatures = U, curvatures
         self.t_, self.cumulative_loss_ = t, total_loss
         self.n_iter_ = 1
