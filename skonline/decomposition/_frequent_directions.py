@@ -35,7 +35,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     """Shared engine of :class:`FrequentDirections` and :class:`RobustFrequentDirections`."""
 
     _accept_sparse = "csr"
-    _private_state = ("_buffer", "_n_rows")
+    _private_state = ("_buffer", "_n_rows", "_fitted_params")
 
     _parameter_constraints: ClassVar[dict] = {
         "sketch_size": [Interval(Integral, 2, None, closed="left")],
@@ -82,16 +82,21 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             )
         return X, y
 
+    def _sketch_params(self):
+        """The parameters that shape the sketch; fixed from the first call on."""
+        return (self._capacity(), self._variant(), getattr(self, "beta", None), self.compaction)
+
     def _check_capacity(self):
-        if self._buffer.shape[0] != self._capacity():
+        if self._fitted_params != self._sketch_params():
             raise ValueError(
-                "sketch_size or buffer changed since the first partial_fit "
-                f"(buffer of {self._buffer.shape[0]} rows, parameters ask for "
-                f"{self._capacity()}); call fit to start a new sketch."
+                "sketch_size, buffer, variant, beta or compaction changed since the first "
+                f"partial_fit (sketch built with {self._fitted_params}, parameters now ask "
+                f"for {self._sketch_params()}); call fit to start a new sketch."
             )
 
     def _init_state(self, X, y):
         self._buffer = np.zeros((self._capacity(), X.shape[1]), dtype=np.float64)
+        self._fitted_params = self._sketch_params()
         self._n_rows = 0
         self.n_samples_seen_ = 0
         self.n_compactions_ = 0

@@ -154,7 +154,7 @@ class _BaseSON(OnlineEstimator):
     """The engine shared by :class:`RFDSONRegressor` and :class:`RFDSONClassifier`."""
 
     _accept_sparse = "csr"
-    _private_state = ("_u", "_curvatures")
+    _private_state = ("_u", "_curvatures", "_scaling")
 
     _parameter_constraints: ClassVar[dict] = {
         "sketch": [StrOptions({"rfd", "fd", "full", "diag"})],
@@ -208,9 +208,11 @@ class _BaseSON(OnlineEstimator):
         )
         if isinstance(cur, SketchCurvature):
             same = same and cur.m == self.sketch_size and cur.robust == expected.robust
+        same = same and self._scaling == float(self.intercept_scaling)
         if not same:
             raise ValueError(
-                "sketch, sketch_size or fit_intercept changed since the first partial_fit; "
+                "sketch, sketch_size, fit_intercept or intercept_scaling changed since the "
+                "first partial_fit; "
                 "call fit to start again."
             )
 
@@ -251,6 +253,7 @@ class _BaseSON(OnlineEstimator):
         K = self._n_models()
         self._u = np.zeros((K, d))
         self._curvatures = [self._new_curvature(d) for _ in range(K)]
+        self._scaling = float(self.intercept_scaling)
         self.t_ = 0
         self.cumulative_loss_ = 0.0
         self.n_iter_ = 0
@@ -324,7 +327,7 @@ class _BaseSON(OnlineEstimator):
         self._check_fitted()
         if not self.fit_intercept:
             return np.zeros(self._u.shape[0])
-        return self._u[:, -1] * float(self.intercept_scaling)
+        return self._u[:, -1] * self._scaling
 
     @property
     def alpha_(self):

@@ -374,7 +374,10 @@ def test_parameter_consistency_errors_keep_state():
     fd.set_params(sketch_size=5)
     with pytest.raises(ValueError, match="call fit"):
         fd.partial_fit(A)
-    fd.set_params(sketch_size=4)
+    fd.set_params(sketch_size=4, variant="pfd")
+    with pytest.raises(ValueError, match="call fit"):
+        fd.partial_fit(A)
+    fd.set_params(variant="fd")
     assert pickle.dumps(fd) == before
     fd.set_params(sketch_size=5).fit(A)  # fit starts a new sketch
     assert fd.sketch_.shape[0] <= 2 * 5 - 1

@@ -261,10 +261,17 @@ def test_changed_parameters_mid_stream_are_refused_without_touching_state():
     X, y = _binary(n=60)
     clf = RFDSONClassifier(sketch_size=4).partial_fit(X, y, classes=[0, 1])
     before = pickle.dumps(clf)
-    for params in ({"sketch_size": 5}, {"fit_intercept": False}, {"sketch": "fd", "alpha0": 1.0}):
+    for params in (
+        {"sketch_size": 5},
+        {"fit_intercept": False},
+        {"sketch": "fd", "alpha0": 1.0},
+        {"intercept_scaling": 2.0},
+    ):
         clf.set_params(**params)
         with pytest.raises(ValueError, match="call fit"):
             clf.partial_fit(X, y)
-        clf.set_params(sketch_size=4, fit_intercept=True, sketch="rfd", alpha0=0.0)
+        clf.set_params(
+            sketch_size=4, fit_intercept=True, sketch="rfd", alpha0=0.0, intercept_scaling=1.0
+        )
         assert pickle.dumps(clf) == before
     clf.set_params(sketch_size=5).fit(X, y)  # fit starts again
