@@ -5,7 +5,7 @@ from here, so that a change in scikit-learn's internals is fixed in one place.
 """
 
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 __all__ = [
@@ -15,4 +15,5 @@ __all__ = [
     "_fit_context",
     "check_is_fitted",
     "validate_data",
+    "validate_params",
 ]
