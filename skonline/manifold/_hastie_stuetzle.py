@@ -1,0 +1,148 @@
+"""A batch Hastie–Stuetzle principal curve, the baseline of the slpc experiments.
+
+Not part of the public API: the tests and ``benchmarks/bench_principal_curve.py``
+use it to reproduce the comparison of Guedj & Li (Tables 1–2), where the R
+package ``princurve`` is refitted on ``x_1..x_t`` and scored on ``x_{t+1}``.
+
+Follows ``princurve::principal_curve``'s defaults (Hastie & Stuetzle 1989):
+start from the first-principal-component line; alternate (i) smoothing each
+coordinate against the projection index with a cubic smoothing spline of 5
+equivalent degrees of freedom and (ii) projecting the points on the polyline
+through the smoothed points, its end segments stretched by ``stretch = 2``;
+stop when the sum of squared distances changes by less than ``thresh = 1e-3``
+(relative) or after ``maxit = 10`` iterations.
+
+The smoother is a penalised cubic B-spline (at most 40 interior knots at
+quantiles of the distinct projection indices, penalty ``∫ f''²``, tied indices
+merged with weights), its smoothing parameter set by bisection so that the
+trace of the smoother matrix is ``df`` — the construction of R's
+``smooth.spline``, which also uses a reduced knot set for large ``n``. It is
+not R's code, so the numbers do not match princurve's to the digit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.interpolate import BSpline
+
+from ..utils._polyline import arc_lengths, project_to_polyline
+
+__all__ = ["hastie_stuetzle_curve", "smoothing_spline_df"]
+
+
+def _penalised_basis(x, n_knots):
+    lo, hi = float(x[0]), float(x[-1])
+    inner = np.quantile(x, np.linspace(0, 1, n_knots + 2)[1:-1]) if n_knots else np.array([])
+    inner = np.unique(inner[(inner > lo) & (inner < hi)])
+    t = np.concatenate([[lo] * 4, inner, [hi] * 4])
+    nb = t.size - 4
+    spl = BSpline(t, np.eye(nb), 3, extrapolate=True)
+    # ∫ B_i'' B_j'': B'' is linear on each knot interval -> 2-point Gauss-Legendre is exact.
+    knots = np.unique(t)
+    gl, glw = np.polynomial.legendre.leggauss(2)
+    a, b = knots[:-1], knots[1:]
+    pts = (0.5 * (b - a)[:, None] * gl[None, :] + 0.5 * (a + b)[:, None]).ravel()
+    wts = (0.5 * (b - a)[:, None] * glw[None, :]).ravel()
+    d2 = spl.derivative(2)(pts)
+    omega = d2.T @ (wts[:, None] * d2)
+    return spl, omega
+
+
+def smoothing_spline_df(x, y, df=5.0, n_knots=40):
+    """Fitted values of a cubic smoothing spline of ``df`` equivalent degrees of freedom.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n,)
+    y : ndarray of shape (n, m)
+        Smoothed column by column with the same smoother.
+
+    Returns
+    -------
+    fitted : ndarray of shape (n, m)
+    """
+    ux, inv, counts = np.unique(x, return_inverse=True, return_counts=True)
+    m = y.shape[1]
+    sums = np.zeros((ux.size, m))
+    np.add.at(sums, inv, y)
+    uy = sums / counts[:, None]
+    if ux.size <= max(int(np.ceil(df)), 3):  # too few distinct indices: least-squares line
+        A = np.c_[np.ones_like(ux), ux]
+        coef, *_ = np.linalg.lstsq(A * np.sqrt(counts)[:, None], uy * np.sqrt(counts)[:, None],
+                                   rcond=None)
+        return (np.c_[np.ones_like(x), x] @ coef)
+    spl, omega = _penalised_basis(ux, min(n_knots, ux.size - 2))
+    B = spl(ux)
+    BtWB = B.T @ (counts[:, None] * B)
+    BtWy = B.T @ (counts[:, None] * uy)
+    scale = np.trace(BtWB) / max(np.trace(omega), 1e-300)
+
+    def trace(log_lam):
+        A = BtWB + np.exp(log_lam) * scale * omega
+        return float(np.trace(np.linalg.solve(A, BtWB)))
+
+    lo, hi = -30.0, 30.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if trace(mid) > df:
+            lo = mid
+        else:
+            hi = mid
+    A = BtWB + np.exp(0.5 * (lo + hi)) * scale * omega
+    coef = np.linalg.solve(A, BtWy)
+    return spl(x) @ coef
+
+
+def _stretched(curve, stretch):
+    out = curve.copy()
+    if out.shape[0] >= 2 and stretch > 0:
+        out[0] = curve[0] + stretch * (curve[0] - curve[1])
+        out[-1] = curve[-1] + stretch * (curve[-1] - curve[-2])
+    return out
+
+
+def hastie_stuetzle_curve(X, *, df=5.0, stretch=2.0, thresh=1e-3, maxit=10):
+    """Batch principal curve of ``X`` (princurve defaults); returns the polyline vertices.
+
+    The returned polyline is the stretched curve the last projection used, so
+    scoring a new point on it is ``project_to_curve(x, s[ord], stretch=2)``.
+    With fewer than 5 rows the first-principal-component segment is returned
+    (``smooth.spline`` needs at least 4 distinct values).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    mu = X.mean(axis=0)
+    C = X - mu
+    if X.shape[0] >= 2 and np.any(C):
+        u = np.linalg.svd(C, full_matrices=False)[2][0]
+    else:
+        u = np.eye(X.shape[1])[0]
+    lam = C @ u
+    curve = mu + np.sort(lam)[:, None] * u
+    curve = np.vstack([curve[:1], curve[-1:]]) if X.shape[0] >= 1 else curve
+    if X.shape[0] < 5 or np.ptp(lam) == 0:
+        return _stretched(curve, stretch) if np.ptp(lam) > 0 else curve
+    line = _stretched(curve, stretch)
+    dist, lam, _ = project_to_polyline(X, line)
+    total = float(dist.sum())
+    for _ in range(maxit):
+        order = np.argsort(lam, kind="stable")
+        fitted = smoothing_spline_df(lam, X, df=df)
+        curve = fitted[order]
+        # drop repeated consecutive points (zero-length segments)
+        keep = np.r_[True, np.any(np.diff(curve, axis=0) != 0, axis=1)]
+        curve = curve[keep]
+        if curve.shape[0] < 2:
+            break
+        line = _stretched(curve, stretch)
+        dist, lam, _ = project_to_polyline(X, line)
+        new_total = float(dist.sum())
+        if abs(total - new_total) <= thresh * max(total, 1e-300):
+            total = new_total
+            break
+        total = new_total
+    return line
+
+
+def curve_length(V):
+    """Length of a polyline."""
+    return float(arc_lengths(V)[-1])

@@ -1,0 +1,587 @@
+"""AdaptiveOnlinePCA and RandomizedOnlinePCA: invariants, equivalences and the bounds."""
+
+import pickle
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+from skonline.decomposition import (
+    AdaptiveOnlinePCA,
+    AdaptiveSubsetHedge,
+    OnlineVarianceMinimizer,
+    RandomizedOnlinePCA,
+)
+from skonline.utils._capping import cap
+
+
+# ------------------------------------------------------------------ streams
+def switching_stream(seed, n=20, k=2, seg=200, n_seg=3):
+    """Yuan & Lamperski §6.1: rank-k Gaussians on random subspaces, rows clipped to norm 1."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for _ in range(n_seg):
+        Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+        e = (rng.uniform(size=n) + 1) / 2
+        keep = np.zeros(n)
+        idx = rng.permutation(n)[:k]
+        keep[idx] = e[idx]
+        cov = (Q * keep) @ Q.T
+        cov = (cov + cov.T) / 2
+        X = rng.multivariate_normal(np.zeros(n), cov, size=seg, method="eigh")
+        norms = np.linalg.norm(X, axis=1)
+        X[norms > 1] /= norms[norms > 1, None]
+        parts.append(X)
+    return np.vstack(parts)
+
+
+def ball_stream(seed, n=8, T=300, radius=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((T, n)) * np.linspace(1.0, 0.1, n)
+    norms = np.linalg.norm(X, axis=1)
+    return X / np.maximum(norms, 1.0)[:, None] * radius
+
+
+def best_losses(X, d):
+    """Loss of the best rank-k subspace on every prefix: sum of the d smallest eigenvalues."""
+    S = np.zeros((X.shape[1], X.shape[1]))
+    out = []
+    for x in X:
+        S += np.outer(x, x)
+        out.append(np.linalg.eigvalsh(S)[:d].sum())
+    return np.array(out)
+
+
+def interval_comparators(X, d, grid):
+    """B_{r:s} (the best subspace's loss on [r, s]) for r, s on a grid (0-based, inclusive)."""
+    n = X.shape[1]
+    prefix = np.zeros((X.shape[0] + 1, n, n))
+    np.cumsum(np.einsum("ti,tj->tij", X, X), axis=0, out=prefix[1:])
+    out = {}
+    for r in grid:
+        for s in grid:
+            if s >= r:
+                out[r, s] = np.linalg.eigvalsh(prefix[s + 1] - prefix[r])[:d].sum()
+    return out
+
+
+# --------------------------------------------------------------- invariants
+ESTIMATORS = [
+    AdaptiveOnlinePCA(n_components=2, alpha=1e-3),
+    AdaptiveOnlinePCA(n_components=2, alpha=0.0, eigenvalue_floor=0.0),
+    RandomizedOnlinePCA(n_components=2),
+    RandomizedOnlinePCA(n_components=3, update="cumulative"),
+    RandomizedOnlinePCA(n_components=2, update="cumulative", center=True, mean_prior=2.0),
+    RandomizedOnlinePCA(n_components=2, mixing="uniform", alpha=0.01),
+    RandomizedOnlinePCA(n_components=2, mixing="past", alpha=0.01),
+]
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=repr)
+def test_per_step_invariants(est):
+    X = switching_stream(0, n=10, seg=40)
+    n, k = 10, est.n_components
+    est = pickle.loads(pickle.dumps(est))
+    for x in X:
+        est.partial_fit(x[None])
+        w = est.density_eigenvalues_
+        assert np.all(w > 0) and np.all(np.diff(w) >= 0)
+        assert abs(w.sum() - 1) < 1e-12
+        assert w.max() <= (1 + 1e-12) / (n - k)
+        U = est.density_eigenvectors_
+        assert np.max(np.abs(U.T @ U - np.eye(n))) < 1e-10
+        if isinstance(est, AdaptiveOnlinePCA) and est.alpha_ > 0:
+            assert w.min() >= est.alpha_ / n * (1 - 1e-12)
+    C = est.components_
+    np.testing.assert_allclose(C @ C.T, np.eye(k), atol=1e-12)
+    assert np.all(C[np.arange(k), np.argmax(np.abs(C), axis=1)] > 0)  # sign-fixed
+
+
+def test_first_and_second_trial_closed_form():
+    n, k, eta = 7, 2, 0.9
+    rng = np.random.default_rng(0)
+    x1 = rng.standard_normal(n)
+    x1 /= np.linalg.norm(x1)
+    x2 = rng.standard_normal(n) / 3
+    est = RandomizedOnlinePCA(n_components=k, learning_rate=eta, keep_history=True)
+    est.fit(np.vstack([x1, x2]))
+    e = np.exp(-eta)
+    u2 = (x1 @ x2) ** 2
+    expected = [(n - k) / n, (n - k) * (e * u2 + x2 @ x2 - u2) / (e + n - 1)]
+    np.testing.assert_allclose(est.expected_losses_, expected, rtol=1e-13)
+
+
+def test_adaptive_alpha0_equals_static_exactly():
+    X = switching_stream(1, seg=100)
+    kw = dict(n_components=2, learning_rate=1.0, keep_history=True)
+    for floor in (0.0, 1e-16, 1e-10 / 18):
+        a = AdaptiveOnlinePCA(alpha=0.0, eigenvalue_floor=floor, **kw).fit(X)
+        r = RandomizedOnlinePCA(eigenvalue_floor=floor, **kw).fit(X)
+        assert np.array_equal(a.expected_losses_, r.expected_losses_)
+        assert a.cumulative_expected_loss_ == r.cumulative_expected_loss_
+
+
+def test_adaptive_differs_from_wk_uniform_mixing():
+    """Same alpha, different order (before vs after capping): different learners."""
+    X = switching_stream(2, seg=60)
+    a = AdaptiveOnlinePCA(n_components=2, alpha=0.05).fit(X)
+    r = RandomizedOnlinePCA(n_components=2, mixing="uniform", alpha=0.05).fit(X)
+    assert abs(a.cumulative_expected_loss_ - r.cumulative_expected_loss_) > 1e-6
+
+
+def test_diagonal_losses_match_subset_hedge():
+    """Rows on the coordinate axes: Alg. 4 is Alg. 1 with l = x² (in the eigenbasis)."""
+    rng = np.random.default_rng(3)
+    n, k, T = 8, 3, 200
+    X = np.zeros((T, n))
+    X[np.arange(T), rng.integers(0, n, T)] = rng.uniform(0.2, 1.0, T)
+    for alpha in (0.0, 1e-3):
+        pca = AdaptiveOnlinePCA(
+            n_components=k, alpha=alpha, eigenvalue_floor=0.0, keep_history=True
+        ).fit(X)
+        hedge = AdaptiveSubsetHedge(n_kept=k, alpha=alpha, keep_history=True).fit(X**2)
+        np.testing.assert_allclose(pca.expected_losses_, hedge.expected_losses_, rtol=1e-11)
+        np.testing.assert_allclose(
+            pca.density_eigenvalues_, np.sort(hedge.weights_), rtol=1e-10, atol=1e-300
+        )
+        W = pca.density_matrix_
+        np.testing.assert_allclose(np.diag(W), hedge.weights_, rtol=1e-9, atol=1e-15)
+
+
+def test_k_equals_n_minus_1_is_the_variance_minimizer():
+    X = ball_stream(4, n=6, T=150)
+    pca = AdaptiveOnlinePCA(n_components=5, learning_rate=0.7, alpha=1e-3, keep_history=True)
+    ovm = OnlineVarianceMinimizer(learning_rate=0.7, alpha=1e-3, keep_history=True)
+    pca.fit(X)
+    ovm.fit(X)
+    np.testing.assert_allclose(pca.expected_losses_, ovm.losses_, rtol=1e-12)
+    np.testing.assert_allclose(pca.density_eigenvalues_, ovm.density_eigenvalues_, rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        AdaptiveOnlinePCA(n_components=2, alpha=1e-3),
+        RandomizedOnlinePCA(n_components=2, update="cumulative", center=True),
+        RandomizedOnlinePCA(n_components=2, mixing="past", alpha=0.01),
+    ],
+    ids=repr,
+)
+def test_rotation_equivariance(est):
+    X = switching_stream(5, n=9, seg=50)
+    O, _ = np.linalg.qr(np.random.default_rng(6).standard_normal((9, 9)))
+    a = pickle.loads(pickle.dumps(est)).set_params(keep_history=True).fit(X)
+    b = pickle.loads(pickle.dumps(est)).set_params(keep_history=True).fit(X @ O.T)
+    np.testing.assert_allclose(a.expected_losses_, b.expected_losses_, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(b.density_matrix_, O @ a.density_matrix_ @ O.T, atol=1e-10)
+
+
+def test_expected_loss_is_the_mean_sampled_loss():
+    X = switching_stream(7, seg=80)
+    est = AdaptiveOnlinePCA(n_components=2).fit(X[:170])  # mid-transition: W is mixed
+    x = X[175]
+    expected = est.expected_loss(x[None])[0]
+    rng = np.random.default_rng(0)
+    for sampler in ("decomposition", "systematic"):
+        est.set_params(sampler=sampler)
+        losses = []
+        for _ in range(3000):
+            C = est.sample_projection(rng)
+            losses.append(x @ x - np.sum((C @ x) ** 2))
+        losses = np.array(losses)
+        se = losses.std() / np.sqrt(losses.size)
+        assert se > 1e-3 * expected  # the draws really vary
+        assert abs(losses.mean() - expected) < 3 * se
+
+
+def test_realized_loss_recording_matches_expectation():
+    X = switching_stream(8, seg=100)
+    totals = []
+    for seed in range(40):
+        est = RandomizedOnlinePCA(n_components=2, record_realized_loss=True, random_state=seed)
+        est.fit(X)
+        totals.append(est.cumulative_realized_loss_)
+    totals = np.array(totals)
+    se = totals.std() / np.sqrt(totals.size)
+    assert abs(totals.mean() - est.cumulative_expected_loss_) < 3.5 * se
+
+
+def test_orientation_components_are_the_smallest_eigenvalues():
+    """The kept subspace is the bottom-k of W: the wrong (top-k) choice pays ~all the energy."""
+    X = switching_stream(9)
+    est = AdaptiveOnlinePCA(n_components=2)
+    right = wrong = 0.0
+    for x in X:
+        if est.__dict__.get("n_features_in_"):
+            C = est.components_
+            right += x @ x - np.sum((C @ x) ** 2)
+            top = est.density_eigenvectors_[:, -2:]
+            wrong += x @ x - np.sum((top.T @ x) ** 2)
+        est.partial_fit(x[None])
+    energy = np.sum(X**2)
+    assert right < 0.15 * est.cumulative_expected_loss_ + est.cumulative_expected_loss_
+    assert right < 0.1 * wrong
+    assert wrong > 0.9 * energy
+
+
+def test_expected_loss_matches_bookkeeping_and_leaves_state():
+    X = switching_stream(10, seg=30)
+    est = RandomizedOnlinePCA(n_components=2, update="cumulative", center=True).fit(X[:50])
+    before = pickle.dumps(est)
+    pred = est.expected_loss(X[50:51])[0]
+    assert pickle.dumps(est) == before
+    c0 = est.cumulative_expected_loss_
+    est.partial_fit(X[50:51])
+    assert est.cumulative_expected_loss_ - c0 == pytest.approx(pred, rel=1e-12)
+    np.testing.assert_allclose(
+        -est.score_samples(X[:5]), est.expected_loss(X[:5]), rtol=1e-12
+    )  # rows of norm <= 1: raw = prepared
+
+
+# ------------------------------------------------------------- Alg. 6
+def test_centered_mean_and_scatter():
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((60, 5)) * 0.2 + 0.3
+    eta = 0.8
+    est = RandomizedOnlinePCA(
+        n_components=2, learning_rate=eta, update="cumulative", center=True, eigenvalue_floor=0
+    ).fit(X)
+    np.testing.assert_allclose(est.mean_, X.mean(axis=0), rtol=1e-13)
+    Xc = X - X.mean(axis=0)
+    gamma = np.linalg.eigvalsh(Xc.T @ Xc)  # Lemma 7: C^t is the centred scatter
+    w = cap(np.exp(-eta * gamma - logsumexp(-eta * gamma)), 3)
+    np.testing.assert_allclose(est.density_eigenvalues_, np.sort(w), rtol=1e-10)
+    top = np.linalg.eigh(Xc.T @ Xc)[1][:, -2:]
+    P = est.components_.T @ est.components_
+    np.testing.assert_allclose(P, top @ top.T, atol=1e-8)
+    # eq. (11)-(12) with a prior pseudo-count
+    m0, prior = np.full(5, 3.0), 3.0
+    est = RandomizedOnlinePCA(
+        n_components=2,
+        learning_rate=eta,
+        update="cumulative",
+        center=True,
+        mean_prior=prior,
+        initial_mean=m0,
+        eigenvalue_floor=0,
+    ).fit(X)
+    m = (prior * m0 + X.sum(axis=0)) / (prior + len(X))
+    np.testing.assert_allclose(est.mean_, m, rtol=1e-13)
+    C = prior * np.outer(m0 - m, m0 - m) + (X - m).T @ (X - m)
+    gamma = np.linalg.eigvalsh(C)
+    w = cap(np.exp(-eta * gamma - logsumexp(-eta * gamma)), 3)
+    np.testing.assert_allclose(est.density_eigenvalues_, np.sort(w), rtol=1e-9)
+
+
+def test_infinite_mean_prior_clamps_the_mean():
+    X = ball_stream(26, n=5, T=40, radius=0.4) + 0.2
+    m0 = np.full(5, 0.2)
+    est = RandomizedOnlinePCA(
+        update="cumulative", center=True, mean_prior=np.inf, initial_mean=m0, keep_history=True
+    ).fit(X)
+    np.testing.assert_array_equal(est.mean_, m0)
+    ref = RandomizedOnlinePCA(update="cumulative", keep_history=True).fit(X - m0)
+    np.testing.assert_allclose(est.expected_losses_, ref.expected_losses_, rtol=1e-12)
+
+
+def test_large_eta_cumulative_is_follow_the_leader():
+    X = switching_stream(12, n=10, seg=60)
+    # eigenvalue_floor=0: a floor would tie every non-top direction at the floor
+    est = RandomizedOnlinePCA(
+        n_components=2, learning_rate=1e3, update="cumulative", eigenvalue_floor=0
+    ).fit(X)
+    top = np.linalg.eigh(X.T @ X)[1][:, -2:]
+    np.testing.assert_allclose(est.components_.T @ est.components_, top @ top.T, atol=1e-8)
+
+
+def test_incremental_equals_cumulative_without_capping():
+    """Alg. 5 and uncentred Alg. 6 coincide while no eigenvalue hits the cap."""
+    X = ball_stream(13, n=6, T=40, radius=0.3)
+    kw = dict(n_components=3, learning_rate=0.5, eigenvalue_floor=0, keep_history=True)
+    a = RandomizedOnlinePCA(**kw).fit(X)
+    b = RandomizedOnlinePCA(update="cumulative", **kw).fit(X)
+    assert a.density_eigenvalues_.max() < 1 / 3
+    np.testing.assert_allclose(a.expected_losses_, b.expected_losses_, rtol=1e-10)
+
+
+def test_past_mixing_first_step_is_uniform_mixing():
+    X = switching_stream(14, n=8, seg=5)
+    a = RandomizedOnlinePCA(n_components=2, mixing="past", alpha=0.1).fit(X[:1])
+    b = RandomizedOnlinePCA(n_components=2, mixing="uniform", alpha=0.1).fit(X[:1])
+    np.testing.assert_allclose(a.density_eigenvalues_, b.density_eigenvalues_, rtol=1e-12)
+    a.partial_fit(X[1:])
+    b.partial_fit(X[1:])
+    assert not np.allclose(a.density_eigenvalues_, b.density_eigenvalues_, rtol=1e-6)
+
+
+# ------------------------------------------------------------------ bounds
+@pytest.mark.parametrize("eta,alpha", [(1.0, 1e-5), (5.0, 1e-4), (0.3, 1e-2)])
+def test_per_interval_inequality(eta, alpha):
+    """(1 - e^-eta) A_rs - eta B_rs <= (n-k)[ln(n/alpha) + (s-r+1) ln(1/(1-alpha))]."""
+    X = switching_stream(15, seg=100)
+    n, k = 20, 2
+    d = n - k
+    est = AdaptiveOnlinePCA(
+        n_components=k, learning_rate=eta, alpha=alpha, eigenvalue_floor=0, keep_history=True
+    ).fit(X)
+    A = np.r_[0.0, np.cumsum(est.expected_losses_)]
+    grid = list(range(0, 300, 5)) + [299]
+    B = interval_comparators(X, d, grid)
+    slack = min(
+        d * (np.log(n / alpha) + (s - r + 1) * np.log(1 / (1 - alpha)))
+        - ((1 - np.exp(-eta)) * (A[s + 1] - A[r]) - eta * B[r, s])
+        for (r, s) in B
+    )
+    assert slack >= 0
+
+
+def test_static_warmuth_kuzmin_inequality_is_tight():
+    """alpha = 0: (1-e^-eta) A_1s - eta B_1s <= (n-k) ln(n/(n-k)) for every s, nearly tight."""
+    X = switching_stream(16)
+    n, k = 20, 2
+    for eta in (1.0, 0.19):
+        est = RandomizedOnlinePCA(
+            n_components=k, learning_rate=eta, eigenvalue_floor=0, keep_history=True
+        ).fit(X)
+        A = np.cumsum(est.expected_losses_)
+        B = best_losses(X, n - k)
+        slack = (n - k) * np.log(n / (n - k)) - ((1 - np.exp(-eta)) * A - eta * B)
+        assert slack.min() >= 0
+        assert slack.min() < 0.5  # the bound is sharp on this stream
+
+
+def test_theorem3_adaptive_regret_bound():
+    X = switching_stream(17)
+    n, k, T = 20, 2, 600
+    d = n - k
+    L = best_losses(X, d)[-1]
+    est = AdaptiveOnlinePCA(
+        n_components=k,
+        learning_rate="auto",
+        alpha="auto",
+        horizon=T,
+        loss_bound=L,
+        eigenvalue_floor=0,
+        keep_history=True,
+    ).fit(X)
+    D = d * np.log(n * (1 + d * T)) + 1
+    assert est.alpha_ == pytest.approx(1 / (T * d + 1))
+    assert est.learning_rate_ == pytest.approx(np.log1p(np.sqrt(2 * D / L)))
+    A = np.r_[0.0, np.cumsum(est.expected_losses_)]
+    grid = list(range(0, T, 10)) + [T - 1]
+    B = interval_comparators(X, d, grid)
+    regret = max(A[s + 1] - A[r] - B[r, s] for (r, s) in B)
+    assert regret <= np.sqrt(2 * L * D) + D
+    assert regret > 0
+
+
+@pytest.mark.parametrize("eta", [0.12, 1.0])
+def test_theorem6_static_bound(eta):
+    X = switching_stream(18, seg=150)
+    n, k = 20, 2
+    est = RandomizedOnlinePCA(n_components=k, learning_rate=eta, eigenvalue_floor=0).fit(X)
+    L = best_losses(X, n - k)[-1]
+    bound = (eta * L + (n - k) * np.log(n / (n - k))) / (1 - np.exp(-eta))
+    assert est.cumulative_expected_loss_ <= bound
+
+
+@pytest.mark.parametrize("eta", [0.05, 0.2, 1.0, 5.0])
+def test_corollary9_centered_bound(eta):
+    rng = np.random.default_rng(19)
+    n, k, T = 8, 2, 300
+    center = rng.uniform(-0.5, 0.5, n)
+    X = center + ball_stream(19, n=n, T=T, radius=0.5)  # pairwise distances <= 1
+    R = np.linalg.norm(X, axis=1).max()
+    est = RandomizedOnlinePCA(
+        n_components=k, learning_rate=eta, update="cumulative", center=True, eigenvalue_floor=0
+    ).fit(X)
+    Xc = X - X.mean(axis=0)
+    L = np.linalg.eigvalsh(Xc.T @ Xc)[: n - k].sum()
+    d = n - k
+    bound = (eta * L + d * np.log(n / d)) / (1 - np.exp(-eta)) + np.log(T) + R**2
+    assert est.cumulative_expected_loss_ <= bound
+
+
+# ----------------------------------------------------------- behaviour
+def test_adaptive_tracks_switches_better_than_static():
+    X = switching_stream(20)
+    ada = AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, alpha=1e-5).fit(X)
+    exact = RandomizedOnlinePCA(n_components=2, eigenvalue_floor=0).fit(X)
+    floored = RandomizedOnlinePCA(n_components=2, eigenvalue_floor=1e-10 / 18).fit(X)
+    assert 20 < ada.cumulative_expected_loss_ < 35
+    assert ada.cumulative_expected_loss_ < 0.6 * floored.cumulative_expected_loss_
+    assert ada.cumulative_expected_loss_ < 0.35 * exact.cumulative_expected_loss_
+
+
+def test_log_domain_survives_alpha0_eta5():
+    """The float-domain implementation crashes here (eigenvalues underflow to 0)."""
+    X = switching_stream(21, seg=150)
+    est = RandomizedOnlinePCA(n_components=2, learning_rate=5.0, eigenvalue_floor=0).fit(X * 3)
+    assert np.all(np.isfinite(est.density_log_eigenvalues_))
+    assert est.density_log_eigenvalues_.min() < -745  # below the smallest double
+    assert np.isfinite(est.cumulative_expected_loss_)
+
+
+def test_transform_modes():
+    X = switching_stream(22, n=10, seg=60)
+    base = dict(n_components=2)
+    det = RandomizedOnlinePCA(**base).fit(X)
+    mode = RandomizedOnlinePCA(transform_mode="mode", **base).fit(X)
+    avg = RandomizedOnlinePCA(transform_mode="average", **base).fit(X)
+    smp = RandomizedOnlinePCA(transform_mode="sample", random_state=0, **base).fit(X)
+    np.testing.assert_allclose(det.transform(X), X @ det.components_.T)
+    for est in (mode, avg, smp):
+        Z = est.transform(X[:7])
+        assert Z.shape == (7, 2)
+        np.testing.assert_allclose(est.inverse_transform(Z).shape, (7, 10))
+    np.testing.assert_array_equal(smp.transform(X[:3]), smp.transform(X[:3]))  # int seed
+    Wbar = avg.average_density_
+    assert abs(np.trace(Wbar) - 1) < 1e-12
+    assert np.linalg.eigvalsh(Wbar).max() <= 1 / 8 + 1e-12
+
+
+def test_row_norm_options():
+    X = np.array([[3.0, 0, 0], [0, 0.5, 0]])
+    clip = RandomizedOnlinePCA(row_norm="clip", keep_history=True).fit(X)
+    none = RandomizedOnlinePCA(row_norm="none", keep_history=True).fit(X)
+    np.testing.assert_allclose(clip.expected_losses_[0], 2 / 3)
+    np.testing.assert_allclose(none.expected_losses_[0], 9 * 2 / 3)
+    assert clip.max_row_norm_seen_ == 3.0
+    with pytest.raises(ValueError, match="norm"):
+        AdaptiveOnlinePCA(row_norm="error").fit(X)
+    est = AdaptiveOnlinePCA(row_norm="error").fit(X[1:])
+    before = pickle.dumps(est)
+    with pytest.raises(ValueError, match="norm"):
+        est.partial_fit(X)
+    assert pickle.dumps(est) == before
+
+
+def test_errors():
+    X = np.random.default_rng(0).standard_normal((10, 3)) / 3
+    with pytest.raises(ValueError, match="3 feature"):
+        AdaptiveOnlinePCA(n_components=3).fit(X)
+    with pytest.raises(ValueError, match="cumulative"):
+        RandomizedOnlinePCA(center=True).fit(X)
+    with pytest.raises(ValueError, match="incremental"):
+        RandomizedOnlinePCA(update="cumulative", mixing="past", alpha=0.1).fit(X)
+    with pytest.raises(ValueError, match="loss_budget"):
+        RandomizedOnlinePCA(learning_rate="auto").fit(X)
+    with pytest.raises(ValueError, match="horizon"):
+        AdaptiveOnlinePCA(alpha="auto").partial_fit(X)
+    with pytest.raises(ValueError, match="eigenvalue_floor"):
+        AdaptiveOnlinePCA(eigenvalue_floor=0.5).fit(X)
+    est = RandomizedOnlinePCA().fit(X)
+    est.set_params(n_components=2)
+    with pytest.raises(ValueError, match="changed"):
+        est.partial_fit(X)
+
+
+def test_auto_tuning():
+    X = switching_stream(23, seg=50)
+    est = AdaptiveOnlinePCA(n_components=2, learning_rate="auto", alpha="auto").fit(X)
+    d, T = 18, 150
+    D = d * np.log(20 * (1 + d * T)) + 1
+    assert est.alpha_ == pytest.approx(1 / (T * d + 1))
+    assert est.learning_rate_ == pytest.approx(np.log1p(np.sqrt(2 * D / T)))
+    r = RandomizedOnlinePCA(n_components=2, learning_rate="auto", loss_budget=567.0).fit(X)
+    assert r.learning_rate_ == pytest.approx(0.12, abs=0.005)  # the paper's Fig. 4 value
+
+
+def test_history_is_off_by_default():
+    X = switching_stream(24, n=6, seg=30)
+    est = AdaptiveOnlinePCA().fit(X)
+    assert not hasattr(est, "expected_losses_")
+    est = AdaptiveOnlinePCA(keep_history=True).fit(X)
+    assert est.expected_losses_.shape == (90,)
+    assert est.expected_losses_.sum() == pytest.approx(est.cumulative_expected_loss_)
+
+
+def test_sparse_input_matches_dense():
+    sp = pytest.importorskip("scipy.sparse")
+    X = switching_stream(25, n=8, seg=20)
+    X[np.abs(X) < 0.1] = 0
+    a = AdaptiveOnlinePCA(n_components=2).fit(X)
+    b = AdaptiveOnlinePCA(n_components=2).fit(sp.csr_matrix(X))
+    assert a.cumulative_expected_loss_ == b.cumulative_expected_loss_
+    np.testing.assert_allclose(a.transform(X), b.transform(sp.csr_matrix(X)), atol=1e-14)
+
+
+# ------------------------------------------------------------ bulk solver
+def low_rank_stream(seed, n=60, rank=5, T=120):
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.standard_normal((n, rank)))[0]
+    X = rng.standard_normal((T, rank)) @ basis.T * 0.5
+    return X / np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(cls=AdaptiveOnlinePCA, n_components=2, alpha=1e-3),
+        dict(cls=AdaptiveOnlinePCA, n_components=3, alpha=0.0, eigenvalue_floor=0.0),
+        dict(cls=RandomizedOnlinePCA, n_components=2, mixing="uniform", alpha=0.01),
+        dict(cls=RandomizedOnlinePCA, n_components=2, update="cumulative"),
+        dict(cls=RandomizedOnlinePCA, n_components=2, update="cumulative", center=True),
+        dict(cls=RandomizedOnlinePCA, n_components=57, learning_rate=3.0),  # d = 3 < bulk
+    ],
+    ids=lambda p: repr({k: v for k, v in p.items() if k != "cls"}),
+)
+@pytest.mark.parametrize("stream", ["low rank", "full rank"])
+def test_bulk_solver_matches_dense(params, stream):
+    params = dict(params)
+    cls = params.pop("cls")
+    if stream == "low rank":
+        X = low_rank_stream(0)
+    else:  # the span fills all n directions mid-stream
+        X = np.vstack([low_rank_stream(1, n=60, rank=5, T=40), ball_stream(2, n=60, T=80)])
+    dense = cls(solver="dense", keep_history=True, **params).fit(X)
+    bulk = cls(solver="bulk", keep_history=True, **params).fit(X)
+    np.testing.assert_allclose(
+        bulk.expected_losses_, dense.expected_losses_, rtol=1e-10, atol=1e-14
+    )
+    np.testing.assert_allclose(bulk.density_matrix_, dense.density_matrix_, atol=1e-12)
+    np.testing.assert_allclose(
+        bulk.density_log_eigenvalues_, dense.density_log_eigenvalues_, rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        bulk.expected_loss(X[:9]), dense.expected_loss(X[:9]), rtol=1e-10, atol=1e-14
+    )
+    assert bulk._B.shape[1] == (5 if stream == "low rank" else 60)
+    k = bulk.n_components_
+    Pb, Pd = bulk.components_.T @ bulk.components_, dense.components_.T @ dense.components_
+    w = dense.density_eigenvalues_
+    if w[k] - w[k - 1] > 1e-8 * w[k]:  # the kept subspace is unique
+        np.testing.assert_allclose(Pb, Pd, atol=1e-8)
+
+
+def test_bulk_kept_directions_outside_the_span():
+    """Before k directions carry data, the kept subspace includes bulk directions."""
+    X = low_rank_stream(3, n=12, rank=1, T=10)
+    est = RandomizedOnlinePCA(n_components=3, solver="bulk").fit(X)
+    C = est.components_
+    np.testing.assert_allclose(C @ C.T, np.eye(3), atol=1e-12)
+    assert est._B.shape[1] == 1
+    u = est._B[:, 0]
+    assert abs(abs(C[0] @ u) - 1) < 1e-12  # the data direction first (smallest weight)
+    np.testing.assert_allclose(C[1:] @ u, 0, atol=1e-12)
+    for mode in ("mode", "sample"):
+        est.set_params(transform_mode=mode, random_state=0)
+        Z = est.transform(X)
+        assert Z.shape == (10, 3)
+
+
+def test_bulk_solver_rejects_dense_only_options():
+    X = low_rank_stream(4, n=8, T=10)
+    with pytest.raises(ValueError, match="bulk"):
+        RandomizedOnlinePCA(solver="bulk", mixing="past", alpha=0.1).fit(X)
+    with pytest.raises(ValueError, match="bulk"):
+        AdaptiveOnlinePCA(solver="bulk", transform_mode="average").fit(X)
+    est = RandomizedOnlinePCA(mixing="past", alpha=0.1).fit(X)  # auto -> dense
+    assert est._B is None
+
+
+def test_bulk_memory_follows_the_span():
+    X = low_rank_stream(5, n=200, rank=4, T=300)
+    est = AdaptiveOnlinePCA(n_components=2).fit(X)
+    assert est._B.shape == (200, 4) and est._R.shape == (4, 4)
+    assert est.density_eigenvalues_.shape == (200,)

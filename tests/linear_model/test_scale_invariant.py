@@ -1,0 +1,364 @@
+"""ScaleInvariantClassifier / ScaleInvariantRegressor: invariance, estimator behaviour."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+from sklearn.linear_model import SGDClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler, scale
+from sklearn.utils.estimator_checks import _regression_dataset
+
+from skonline.linear_model import ScaleInvariantClassifier, ScaleInvariantRegressor
+from skonline.linear_model._scale_invariant import (
+    coordinate_pass,
+    full_pass,
+    init_state,
+)
+
+
+def _data(n_classes=2, n_samples=2000, seed=0, sparse_zeros=False):
+    X, y = make_classification(
+        n_samples=n_samples,
+        n_features=10,
+        n_informative=6,
+        n_classes=n_classes,
+        random_state=seed,
+    )
+    if sparse_zeros:
+        rng = np.random.default_rng(seed)
+        X = X * (rng.random(X.shape) >= 0.3)
+    return X, y
+
+
+def _fit_pair(est, X, X2, y):
+    a = est.__class__(**est.get_params()).fit(X, y)
+    b = est.__class__(**est.get_params()).fit(X2, y)
+    return a, b
+
+
+# ----------------------------------------------------------------- invariance
+@pytest.mark.parametrize("loss", ["log_loss", "hinge"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("time_counter", ["global", "per_feature"])
+def test_coordinate_bitwise_invariant_to_power_of_two_scaling(
+    loss, n_classes, layout, time_counter
+):
+    X, y = _data(n_classes, sparse_zeros=True)
+    rng = np.random.default_rng(1)
+    a = rng.choice([-1.0, 1.0], X.shape[1]) * 2.0 ** rng.integers(-40, 41, X.shape[1])
+    Xa = X * a
+    if layout == "csr":
+        X, Xa = sp.csr_matrix(X), sp.csr_matrix(Xa)
+    est = ScaleInvariantClassifier(loss=loss, time_counter=time_counter)
+    ref, scaled = _fit_pair(est, X, Xa, y)
+    assert np.array_equal(ref.decision_function(X), scaled.decision_function(Xa))
+    assert ref.cumulative_loss_ == scaled.cumulative_loss_
+    assert np.array_equal(ref.intercept_, scaled.intercept_)
+    assert np.array_equal(scaled.coef_ * a, ref.coef_)
+    if loss == "log_loss":
+        assert np.array_equal(ref.predict_proba(X), scaled.predict_proba(Xa))
+    assert ref.score(X, y) > 1.0 / n_classes + 0.1  # it learned something
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_coordinate_invariant_to_real_scaling(n_classes):
+    X, y = _data(n_classes)
+    a = 10.0 ** np.random.default_rng(2).uniform(-8, 8, X.shape[1])
+    ref, scaled = _fit_pair(ScaleInvariantClassifier(), X, X * a, y)
+    f, fa = ref.decision_function(X), scaled.decision_function(X * a)
+    np.testing.assert_allclose(fa, f, rtol=1e-8)
+    assert np.array_equal(ref.predict(X), scaled.predict(X * a))
+    np.testing.assert_allclose(ref.cumulative_loss_, scaled.cumulative_loss_, rtol=1e-8)
+
+
+def test_coordinate_dense_and_csr_bitwise_including_non_canonical_csr():
+    X, y = _data(3, sparse_zeros=True)
+    dense = ScaleInvariantClassifier().fit(X, y)
+    csr = sp.csr_matrix(X)
+    # the same matrix with every entry split in two duplicates, indices unsorted
+    coo = csr.tocoo()
+    half = coo.data / 2
+    dup = sp.csr_matrix(
+        (np.r_[half, coo.data - half], (np.r_[coo.row, coo.row], np.r_[coo.col, coo.col])),
+        shape=X.shape,
+    )
+    dup.has_canonical_format = False
+    for Xs in (csr, dup):
+        est = ScaleInvariantClassifier().fit(Xs, y)
+        assert est.cumulative_loss_ == dense.cumulative_loss_
+        assert np.array_equal(est.coef_, dense.coef_)
+
+
+def _affine(X, seed):
+    rng = np.random.default_rng(seed)
+    d = X.shape[1]
+    while True:
+        A = rng.standard_normal((d, d))
+        if np.linalg.cond(A) <= 100:
+            break
+    Z = (X @ A.T) * 10.0 ** rng.uniform(-3, 3, d)
+    return Z + 3.0 * rng.standard_normal(d) * Z.std(axis=0)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_full_invariant_to_affine_maps(n_classes, layout):
+    X, y = _data(n_classes)
+    Xt = _affine(X, 3)
+    est = ScaleInvariantClassifier(variant="full")
+    ref = ScaleInvariantClassifier(variant="full").fit(X, y)
+    fitted = est.fit(sp.csr_matrix(Xt) if layout == "csr" else Xt, y)
+    f, ft = ref.decision_function(X), fitted.decision_function(Xt)
+    np.testing.assert_allclose(ft, f, rtol=1e-6, atol=1e-9 * np.abs(f).max())
+    assert ref.score(X, y) > 0.7
+
+
+def test_full_standard_scaler_pipeline_equals_raw():
+    X, y = _data(3)
+    rng = np.random.default_rng(4)
+    X = X * 10.0 ** rng.uniform(-3, 3, X.shape[1])
+    # shifts of a few column standard deviations (a shift of 1e4 std or more
+    # costs float64 accuracy in S⁺ before the rank is full: spec §7.4)
+    X += 3.0 * rng.standard_normal(X.shape[1]) * X.std(axis=0)
+    raw = ScaleInvariantClassifier(variant="full").fit(X, y)
+    pipe = make_pipeline(StandardScaler(), ScaleInvariantClassifier(variant="full")).fit(X, y)
+    f = raw.decision_function(X)
+    np.testing.assert_allclose(pipe.decision_function(X), f, rtol=1e-8, atol=1e-9 * np.abs(f).max())
+    assert np.array_equal(pipe.predict(X), raw.predict(X))
+
+
+def test_center_invariant_to_per_feature_affine_maps():
+    X, y = _data(2)
+    rng = np.random.default_rng(5)
+    a = 10.0 ** rng.uniform(-3, 3, X.shape[1])
+    b = 3.0 * rng.standard_normal(X.shape[1]) * a
+    ref, moved = _fit_pair(ScaleInvariantClassifier(center=True), X, X * a + b, y)
+    f = ref.decision_function(X)
+    np.testing.assert_allclose(moved.decision_function(X * a + b), f, rtol=1e-6, atol=1e-9)
+
+
+# Negative controls: the same comparisons fail where invariance is not claimed.
+def test_sgd_is_not_scale_invariant():
+    X, y = _data(2)
+    a = 10.0 ** np.random.default_rng(6).uniform(-3, 3, X.shape[1])
+    sgd = SGDClassifier(random_state=0, max_iter=5, tol=None)
+    ref, scaled = sgd.fit(X, y).decision_function(X), None
+    scaled = SGDClassifier(random_state=0, max_iter=5, tol=None).fit(X * a, y)
+    assert not np.allclose(scaled.decision_function(X * a), ref, rtol=1e-3)
+
+
+def test_coordinate_variant_is_not_shift_invariant():
+    X, y = _data(2)
+    b = 3.0 * np.random.default_rng(7).standard_normal(X.shape[1])
+    ref, moved = _fit_pair(ScaleInvariantClassifier(), X, X + b, y)
+    diff = np.abs(ref.decision_function(X) - moved.decision_function(X + b)).max()
+    assert diff > 1e-3
+
+
+def test_coordinate_variant_is_not_rotation_invariant():
+    X, y = _data(2)
+    Q = np.linalg.qr(np.random.default_rng(8).standard_normal((10, 10)))[0]
+    ref, rot = _fit_pair(ScaleInvariantClassifier(), X, X @ Q, y)
+    diff = np.abs(ref.decision_function(X) - rot.decision_function(X @ Q)).max()
+    assert diff > 1e-3
+
+
+def test_full_without_intercept_is_not_shift_invariant():
+    X, y = _data(2)
+    b = 3.0 * np.random.default_rng(9).standard_normal(X.shape[1])
+    ref, moved = _fit_pair(
+        ScaleInvariantClassifier(variant="full", fit_intercept=False), X, X + b, y
+    )
+    diff = np.abs(ref.decision_function(X) - moved.decision_function(X + b)).max()
+    assert diff > 1e-3
+
+
+# --------------------------------------------------------------- estimator API
+def test_binary_and_multiclass_shapes_and_proba():
+    X, y = _data(3)
+    clf = ScaleInvariantClassifier(shuffle=True, random_state=0).fit(X, y)
+    assert clf.coef_.shape == (3, 10) and clf.intercept_.shape == (3,)
+    assert clf.decision_function(X).shape == (2000, 3)
+    np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
+    Xb, yb = _data(2)
+    clf = ScaleInvariantClassifier(variant="full").fit(Xb, yb)
+    assert clf.decision_function(Xb).shape == (2000,)
+    assert clf.coef_.shape == (1, 10)
+    assert clf.n_samples_seen_ == 2000
+    assert not hasattr(ScaleInvariantClassifier(loss="hinge"), "predict_proba")
+
+
+def test_multinomial_differs_from_ovr_and_learns():
+    X, y = _data(3)
+    ovr = ScaleInvariantClassifier(variant="full").fit(X, y)
+    mn = ScaleInvariantClassifier(variant="full", multi_class="multinomial").fit(X, y)
+    assert not np.allclose(ovr.decision_function(X), mn.decision_function(X))
+    np.testing.assert_allclose(mn.predict_proba(X).sum(axis=1), 1.0)
+    assert mn.score(X, y) > 0.6
+
+
+def test_fit_equals_partial_fit_and_max_iter_counts_rows():
+    X, y = _data(2)
+    est = ScaleInvariantClassifier(max_iter=3).fit(X, y)
+    assert est.n_samples_seen_ == 3 * len(X) and est.n_iter_ == 3
+    one = ScaleInvariantClassifier().partial_fit(X[:700], y[:700], classes=[0, 1])
+    one.partial_fit(X[700:], y[700:])
+    assert np.array_equal(one.coef_, ScaleInvariantClassifier().fit(X, y).coef_)
+
+
+def test_shuffle_permutation_does_not_depend_on_values():
+    X, y = _data(2)
+    a = 2.0 ** np.arange(10)
+    est = ScaleInvariantClassifier(shuffle=True, random_state=3, max_iter=2)
+    ref, scaled = _fit_pair(est, X, X * a, y)
+    assert np.array_equal(ref.decision_function(X), scaled.decision_function(X * a))
+
+
+def test_sample_weight_zero_skips_rows_and_weights_scale_gradients():
+    X, y = _data(2, n_samples=300)
+    w = np.ones(300)
+    w[::3] = 0.0
+    keep = w > 0
+    for variant in ("coordinate", "full"):
+        a = ScaleInvariantClassifier(variant=variant).fit(X, y, sample_weight=w)
+        b = ScaleInvariantClassifier(variant=variant).fit(X[keep], y[keep])
+        assert np.array_equal(a.coef_, b.coef_) and a.n_samples_seen_ == keep.sum()
+    half = ScaleInvariantClassifier().fit(X, y, sample_weight=np.full(300, 0.5))
+    assert not np.array_equal(half.coef_, ScaleInvariantClassifier().fit(X, y).coef_)
+
+
+def test_regressor_passes_regressors_train_with_default_alpha():
+    # scikit-learn's check_regressors_train sets alpha=0.01 (a ridge strength), which
+    # the theory forbids here; this is the same check with the paper's default alpha.
+    X, y = _regression_dataset()
+    y = scale(y)
+    for params in (
+        {},
+        {"variant": "full"},
+        {"loss": "huber", "epsilon": 1.0},
+        {"loss": "epsilon_insensitive", "center": True, "center_target": True},
+    ):
+        reg = ScaleInvariantRegressor(**params).fit(X, y)
+        assert reg.score(X, y) > 0.5, params
+        reg = ScaleInvariantRegressor(**params).fit(X.tolist(), y.tolist())
+        assert reg.predict(X).shape == y.shape
+
+
+def test_regressor_scale_invariant_and_center_target_helps():
+    rng = np.random.default_rng(10)
+    X = rng.standard_normal((1500, 5))
+    y = 150.0 + X @ [30.0, -20.0, 10.0, 0.0, 5.0] + rng.standard_normal(1500)
+    a = 2.0 ** rng.integers(-30, 30, 5)
+    ref, scaled = _fit_pair(ScaleInvariantRegressor(loss="huber", epsilon=5.0), X, X * a, y)
+    assert np.array_equal(ref.predict(X), scaled.predict(X * a))
+    plain = ScaleInvariantRegressor().fit(X, y)
+    centred = ScaleInvariantRegressor(center_target=True).fit(X, y)
+    assert centred.cumulative_loss_ < plain.cumulative_loss_
+    assert isinstance(plain.intercept_, float) and plain.coef_.shape == (5,)
+
+
+def test_overflow_is_clipped_with_a_warning_and_stays_finite():
+    # |y| so large that g = -1 on every row: the exponent t/(2 alpha) passes 700
+    # (near t = 2100) before the prediction reaches the target.
+    X = np.ones((2200, 1))
+    y = np.full(2200, 1e304)
+    reg = ScaleInvariantRegressor(fit_intercept=False)
+    with pytest.warns(UserWarning, match="clipped"):
+        reg.fit(X, y)
+    assert np.all(np.isfinite(reg.predict(X))) and np.isfinite(reg.cumulative_loss_)
+
+
+@pytest.mark.parametrize(
+    ("params", "X_kind", "match"),
+    [
+        ({"alpha": 1.125}, "dense", "alpha > 9/8"),
+        ({"center": True}, "csr", "densify"),
+        ({"center": True, "variant": "full"}, "dense", "coordinate"),
+        ({"multi_class": "multinomial", "loss": "hinge"}, "dense", "log_loss"),
+    ],
+)
+def test_bad_parameter_combinations_raise(params, X_kind, match):
+    X, y = _data(3, n_samples=50)
+    Xf = sp.csr_matrix(X) if X_kind == "csr" else X
+    with pytest.raises(ValueError, match=match):
+        ScaleInvariantClassifier(**params).fit(Xf, y)
+
+
+def test_full_alpha_nine_eighths_is_allowed():
+    X, y = _data(2, n_samples=200)
+    assert ScaleInvariantClassifier(variant="full", alpha=9 / 8).fit(X, y).score(X, y) > 0.6
+
+
+def test_changing_state_shaping_parameters_mid_stream_raises():
+    X, y = _data(2, n_samples=100)
+    est = ScaleInvariantClassifier().partial_fit(X, y, classes=[0, 1])
+    est.set_params(variant="full")
+    with pytest.raises(ValueError, match="changed since"):
+        est.partial_fit(X, y)
+
+
+def test_kernels_never_write_into_their_inputs():
+    X, y = _data(2, n_samples=100)
+    T = np.where(y == 1, 1.0, -1.0)[:, None]
+    Xa = sp.csr_matrix(np.hstack([X, np.ones((100, 1))]))
+    for kernel, kind, kwargs in (
+        (coordinate_pass, "coordinate", {"time_counter": "global"}),
+        (full_pass, "full", {"rank_tol": 1e-10}),
+    ):
+        state = init_state(kind, 10, 1)
+        before = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in state.items()}
+        data_before = Xa.data.copy()
+        kernel(state, Xa, T, np.ones(100), alpha=1.5, loss="log_loss", epsilon=0.0, **kwargs)
+        for k, v in before.items():
+            assert np.array_equal(state[k], v) if isinstance(v, np.ndarray) else state[k] == v
+        assert np.array_equal(Xa.data, data_before)
+
+
+def test_online_error_rate_counts_progressive_mistakes():
+    X, y = _data(3, n_samples=500)
+    clf = ScaleInvariantClassifier(variant="full")
+    for start in range(0, 500, 100):
+        clf.partial_fit(X[start : start + 100], y[start : start + 100], classes=[0, 1, 2])
+    assert 0 < clf.n_mistakes_ < 500
+    assert clf.online_error_rate_ == clf.n_mistakes_ / 500
+    # the first row is predicted with zero weights: a tie, hence classes_[0]
+    first = ScaleInvariantClassifier().partial_fit(X[:1], [1], classes=[0, 1, 2])
+    assert first.n_mistakes_ == 1
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_full_bitwise_invariant_to_power_of_two_scaling(n_classes):
+    # equilibration divides each feature by a power of two fixed at its first
+    # non-zero value, so the internal rows are the same bits after x_i -> ±2^k x_i
+    X, y = _data(n_classes, n_samples=600)
+    rng = np.random.default_rng(11)
+    a = rng.choice([-1.0, 1.0], X.shape[1]) * 2.0 ** rng.integers(-40, 41, X.shape[1])
+    ref, scaled = _fit_pair(ScaleInvariantClassifier(variant="full"), X, X * a, y)
+    assert np.array_equal(ref.decision_function(X), scaled.decision_function(X * a))
+    assert ref.cumulative_loss_ == scaled.cumulative_loss_
+    assert np.array_equal(scaled.coef_ * a, ref.coef_)
+
+
+def test_full_rank_deficient_invariance_on_the_training_span():
+    rng = np.random.default_rng(12)
+    n = 800
+    Z = rng.standard_normal((n, 4))
+    X = np.hstack([Z, Z[:, :1] * 3.0, np.eye(3)[rng.integers(0, 3, n)]])  # collinear + one-hot
+    y = (Z @ [1.0, -1.0, 0.5, 0.0] > 0).astype(int)
+    A = rng.standard_normal((8, 8)) + 4 * np.eye(8)
+    Xt = X @ A.T + rng.standard_normal(8)
+    ref, moved = _fit_pair(ScaleInvariantClassifier(variant="full"), X, Xt, y)
+    f = ref.decision_function(X)  # the training rows: in the span
+    assert np.all(np.isfinite(f))
+    np.testing.assert_allclose(
+        moved.decision_function(Xt), f, rtol=1e-6, atol=1e-9 * np.abs(f).max()
+    )
+    assert ref.score(X, y) > 0.8
+
+
+def test_full_variant_refuses_very_wide_input():
+    X = sp.random(5, 10_000, density=0.001, format="csr", random_state=0)
+    with pytest.raises(ValueError, match="limited to"):
+        ScaleInvariantClassifier(variant="full").fit(X, [0, 1, 0, 1, 0])

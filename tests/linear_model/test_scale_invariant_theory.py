@@ -1,0 +1,532 @@
+"""Kotłowski (2017) algorithms against textbook transcriptions, lemmas and theorems.
+
+The kernels are driven directly (``coordinate_pass`` / ``full_pass``) with
+callable losses, so any gradient sequence (adversaries included) can be fed.
+The textbook versions below transcribe the paper's pseudo-code literally:
+dense loops over coordinates, exponentials in the linear domain, and for
+Algorithm 2 the pseudo-inverse recomputed from scratch at every step.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import expit
+from sklearn.linear_model import LogisticRegression
+
+from skonline.linear_model._scale_invariant import (
+    ALPHA_0,
+    coordinate_pass,
+    full_pass,
+    init_state,
+)
+
+
+def kappa(alpha):
+    return math.exp(1.0 / (2.0 * (alpha - ALPHA_0)))
+
+
+def logistic(p, y):
+    return float(np.logaddexp(0.0, -y * p).sum()), -y * expit(-y * p)
+
+
+# --------------------------------------------------------- textbook versions
+def textbook_alg1(X, Y, alpha, per_feature=False):
+    """Algorithm 1 literally (eq. 5), logistic loss; returns the predictions."""
+    T, d = X.shape
+    s2, h, n = np.zeros(d), np.zeros(d), np.zeros(d)
+    preds = np.zeros(T)
+    for t in range(1, T + 1):
+        x = X[t - 1]
+        w = np.zeros(d)
+        for i in range(d):
+            s2[i] += x[i] ** 2
+            if x[i] != 0:
+                n[i] += 1
+            if s2[i] > 0:
+                tt = n[i] if per_feature else t
+                eta = math.exp((h[i] ** 2 + x[i] ** 2) / (2 * alpha * s2[i])) / (alpha * tt * d)
+                w[i] = eta * h[i] / s2[i]
+        p = sum(w[i] * x[i] for i in range(d))
+        preds[t - 1] = p
+        g = -Y[t - 1] * expit(-Y[t - 1] * p)
+        h -= g * x
+    return preds
+
+
+def textbook_alg2(X, Y, alpha):
+    """Algorithm 2 literally (eq. 7) with ``pinv(S_t)`` recomputed every step."""
+    T, d = X.shape
+    S, h, gamma = np.zeros((d, d)), np.zeros(d), 0.0
+    preds = np.zeros(T)
+    for t in range(T):
+        x = X[t]
+        S += np.outer(x, x)
+        Sp = np.linalg.pinv(S, hermitian=True)
+        w = math.exp((h @ Sp @ h - gamma) / (2 * alpha)) / alpha * (Sp @ h)
+        p = w @ x
+        preds[t] = p
+        g = -Y[t] * expit(-Y[t] * p)
+        h -= g * x
+        gamma += g * g * (x @ Sp @ x)
+    return preds
+
+
+def _stream(n, d, seed, spread=1.0, zeros=0.0, late=False):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * 10.0 ** rng.uniform(-spread, spread, d)
+    if zeros:
+        X *= rng.random((n, d)) >= zeros
+    if late:
+        X[: n // 2, 0] = 0.0  # a feature that starts late
+    w = rng.standard_normal(d) / np.abs(X).mean(axis=0)
+    Y = np.where(X @ w + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, Y
+
+
+def _run(kind, X, Y, alpha=1.5, loss="log_loss", **kwargs):
+    n, d = X.shape
+    state = init_state(
+        kind, d, 1, fit_intercept=False, per_feature=kwargs.pop("per_feature", False)
+    )
+    if kind == "coordinate":
+        X = sp.csr_matrix(X)
+        kwargs.setdefault("time_counter", "per_feature" if "n_nonzero" in state else "global")
+        return coordinate_pass(
+            state, X, Y.reshape(-1, 1), np.ones(n), alpha=alpha, loss=loss, epsilon=0.0, **kwargs
+        )
+    kwargs.setdefault("rank_tol", 1e-10)
+    return full_pass(
+        state, X, Y.reshape(-1, 1), np.ones(n), alpha=alpha, loss=loss, epsilon=0.0, **kwargs
+    )
+
+
+@pytest.mark.parametrize("per_feature", [False, True])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_coordinate_kernel_matches_textbook(per_feature, seed):
+    X, Y = _stream(300, 6, seed, spread=3.0, zeros=0.3, late=True)
+    ref = textbook_alg1(X, Y, 1.5, per_feature)
+    kind_kwargs = {"per_feature": per_feature}
+    _, preds = _run("coordinate", X, Y, **kind_kwargs)
+    np.testing.assert_allclose(preds[:, 0], ref, rtol=1e-10, atol=1e-12 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("d", [3, 8])
+def test_full_kernel_matches_textbook(seed, d):
+    X, Y = _stream(250, d, seed, spread=1.0)
+    X[::17] = 0.0  # zero rows
+    X[:, -1] = X[:, 0] * 2.0 if d > 3 else X[:, -1]  # a collinear column: rank deficient
+    ref = textbook_alg2(X, Y, 1.5)
+    _, preds = _run("full", X, Y)
+    np.testing.assert_allclose(preds[:, 0], ref, rtol=1e-10, atol=1e-10 * np.abs(ref).max())
+
+
+def test_full_kernel_pinv_matches_from_scratch_on_rank_deficient_data():
+    rng = np.random.default_rng(3)
+    # one-hot blocks plus an intercept: exactly collinear columns
+    cats = rng.integers(0, 4, 400)
+    X = np.hstack([np.eye(4)[cats], np.ones((400, 1)), rng.standard_normal((400, 2))])
+    X[:, 1] *= 1e3
+    Y = np.where(rng.random(400) > 0.5, 1.0, -1.0)
+    state, preds = _run("full", X, Y)
+    c = state["scale"]
+    S_int = (X / c).T @ (X / c)
+    Sp_ref = np.linalg.pinv(S_int, hermitian=True)
+    err = np.linalg.norm(state["Sp"] - Sp_ref) / np.linalg.norm(Sp_ref)
+    assert err < 1e-8
+    assert state["rank"] == np.linalg.matrix_rank(X)
+    assert np.all(np.isfinite(preds))
+
+
+# ------------------------------------------------------------ structural facts
+def test_structural_facts():
+    X, Y = _stream(60, 4, 5, zeros=0.0, late=True)
+    X[30, :] = 0.0
+    _, preds = _run("coordinate", X, Y)
+    assert preds[0, 0] == 0.0  # ŷ_1 = 0
+    # a feature's first appearance contributes nothing: with only the late feature
+    # non-zero on its first row, the prediction is 0
+    X2 = X.copy()
+    X2[X.shape[0] // 2, 1:] = 0.0
+    _, preds2 = _run("coordinate", X2, Y)
+    assert preds2[X.shape[0] // 2, 0] == 0.0
+    # full: ŷ = 0 and leverage 1 on every rank-increasing trial; zero rows are no-ops
+    state = init_state("full", 4, 1, fit_intercept=False)
+    for t in range(X.shape[0]):
+        rank_before, gamma_before = state["rank"], state["gamma"].copy()
+        q_minus_gamma = state["q"] - state["gamma"]
+        new, p = full_pass(
+            state,
+            X[t : t + 1],
+            Y[t : t + 1, None],
+            np.ones(1),
+            alpha=1.5,
+            loss="log_loss",
+            epsilon=0.0,
+            rank_tol=1e-10,
+        )
+        if new["rank"] > rank_before:
+            assert p[0, 0] == 0.0
+            g = -Y[t] * expit(0.0)
+            np.testing.assert_allclose(new["gamma"] - gamma_before, g * g, rtol=1e-14)
+            np.testing.assert_allclose(new["q"] - new["gamma"], q_minus_gamma, atol=1e-12)
+        if not X[t].any():
+            assert p[0, 0] == 0.0
+            for key in ("Sp", "H", "gamma", "q"):
+                assert np.array_equal(new[key], state[key])
+        state = new
+
+
+# ------------------------------------------------------------- per-step lemmas
+def _adversarial_loss(record):
+    """g = sign(ŷ) (−1 at ŷ = 0): every step goes against the learner."""
+
+    def loss(p, y):
+        g = np.where(p > 0, 1.0, -1.0)
+        record.append(float(g[0]))
+        return float((g * p).sum()), g
+
+    return loss
+
+
+def _recording_logistic(record):
+    def loss(p, y):
+        value, g = logistic(p, y)
+        record.append(float(g[0]))
+        return value, g
+
+    return loss
+
+
+STREAMS = [
+    ("random", dict(spread=0.0)),
+    ("badly scaled", dict(spread=3.0)),
+    ("zeros and late feature", dict(spread=3.0, zeros=0.3, late=True)),
+]
+
+
+@pytest.mark.parametrize("per_feature", [False, True])
+@pytest.mark.parametrize("adversarial", [False, True])
+@pytest.mark.parametrize(("name", "opts"), STREAMS, ids=[s[0] for s in STREAMS])
+@pytest.mark.parametrize("alpha", [1.2, 1.5, 2.0])
+def test_lemma_3_3_at_every_step(per_feature, adversarial, name, opts, alpha):
+    X, Y = _stream(400, 5, 11, **opts)
+    n, d = X.shape
+    gs = []
+    loss = _adversarial_loss(gs) if adversarial else _recording_logistic(gs)
+    state = init_state("coordinate", d, 1, fit_intercept=False, per_feature=per_feature)
+    k = kappa(alpha)
+
+    def psi(h, s2, count):
+        out = np.zeros(d)
+        live = s2 > 0
+        out[live] = np.exp(h[live] ** 2 / (2 * alpha * s2[live])) / (count[live] * d)
+        return out
+
+    for t in range(1, n + 1):
+        x = X[t - 1]
+        new, p = coordinate_pass(
+            state,
+            sp.csr_matrix(x[None]),
+            Y[t - 1 : t, None],
+            np.ones(1),
+            alpha=alpha,
+            loss=loss,
+            epsilon=0.0,
+            time_counter="per_feature" if per_feature else "global",
+        )
+        h0, s0, h1, s1 = state["H"][0], state["s2"], new["H"][0], new["s2"]
+        count0 = state["n_nonzero"] if per_feature else np.full(d, t - 1.0)
+        count1 = new["n_nonzero"] if per_feature else np.full(d, float(t))
+        w = np.zeros(d)
+        live = s1 > 0
+        w[live] = (
+            np.exp((h0[live] ** 2 + x[live] ** 2) / (2 * alpha * s1[live]))
+            / (alpha * count1[live] * d)
+            * h0[live]
+            / s1[live]
+        )
+        np.testing.assert_allclose(p[0, 0], w @ x, rtol=1e-10, atol=1e-300)
+        g = gs[-1]
+        lhs = g * w * x + psi(h1, s1, count1)
+        rhs = psi(h0, s0, np.maximum(count0, 1.0)) + k / (np.maximum(count1, 1.0) * d)
+        touched = x != 0 if per_feature else np.ones(d, bool)
+        assert np.all(lhs[touched] <= rhs[touched] * (1 + 1e-12)), (t, lhs - rhs)
+        state = new
+
+
+def _psi_full(state, alpha):
+    H, Sp = state["H"][0], state["Sp"]
+    return math.exp((H @ Sp @ H - state["gamma"][0]) / (2 * alpha))
+
+
+@pytest.mark.parametrize("adversarial", [False, True])
+@pytest.mark.parametrize("spread", [0.0, 3.0, 6.0])
+@pytest.mark.parametrize("seed", range(3))
+def test_lemma_4_3_corrected_at_every_step(adversarial, spread, seed):
+    alpha = 1.3
+    X, Y = _stream(150, 5, 100 + seed, spread=spread, zeros=0.2)
+    gs = []
+    loss = _adversarial_loss(gs) if adversarial else _recording_logistic(gs)
+    state = init_state("full", 5, 1, fit_intercept=False)
+    psi_prev = 1.0
+    for t in range(X.shape[0]):
+        new, p = full_pass(
+            state,
+            X[t : t + 1],
+            Y[t : t + 1, None],
+            np.ones(1),
+            alpha=alpha,
+            loss=loss,
+            epsilon=0.0,
+            rank_tol=1e-10,
+        )
+        psi = _psi_full(new, alpha)
+        assert gs[-1] * p[0, 0] + psi <= psi_prev * (1 + 1e-9), (
+            t,
+            gs[-1] * p[0, 0] + psi,
+            psi_prev,
+        )
+        psi_prev, state = psi, new
+
+
+# ---------------------------------------------------------------- regret bounds
+def _comparators(X, Y, rng, n_random=200):
+    lr = LogisticRegression(C=1e6, fit_intercept=False, max_iter=5000).fit(X, Y)
+    u_star = lr.coef_[0]
+    us = [np.zeros(X.shape[1]), u_star] + [u_star * lam for lam in (0.1, 10.0, 1e3)]
+    scale = 1.0 / np.abs(X).mean(axis=0)
+    for _ in range(n_random):
+        us.append(rng.standard_normal(X.shape[1]) * 10.0 ** rng.uniform(-4, 4) * scale)
+    return us
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_theorem_3_4_regret_bound(seed):
+    alpha = 1.5
+    X, Y = _stream(1500, 5, 20 + seed, spread=3.0, zeros=0.2)
+    X = np.hstack([X, np.ones((len(X), 1))])
+    gs = []
+    _, preds = _run("coordinate", X, Y, alpha=alpha, loss=_recording_logistic(gs))
+    g, p = np.array(gs), preds[:, 0]
+    T, d = X.shape
+    s = np.sqrt((X**2).sum(axis=0))
+    online_loss = np.logaddexp(0, -Y * p).sum()
+    for u in _comparators(X, Y, np.random.default_rng(seed)):
+        linearised = g @ p - (g @ X) @ u
+        true = online_loss - np.logaddexp(0, -Y * (X @ u)).sum()
+        bound = np.sum(
+            np.abs(u) * s * np.sqrt(alpha * np.log1p(alpha * d**2 * T**2 * u**2 * s**2))
+        ) + kappa(alpha) * (1 + math.log(T))
+        assert true <= linearised + 1e-9 * abs(linearised)
+        assert linearised <= bound
+
+
+def _theorem_4_5(u_norm, gamma, alpha, paper=False):
+    extra = math.log(alpha) * gamma if paper else gamma
+    return u_norm * math.sqrt(alpha * math.log1p(alpha * u_norm**2) + extra) + 1.0
+
+
+@pytest.mark.parametrize("adversarial", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_theorem_4_5_corrected_regret_bound(adversarial, seed):
+    alpha = 1.3
+    X, Y = _stream(400, 4, 40 + seed, spread=3.0)
+    X = np.hstack([X, np.ones((len(X), 1))])
+    gs = []
+    loss = _adversarial_loss(gs) if adversarial else _recording_logistic(gs)
+    state, preds = _run("full", X, Y, alpha=alpha, loss=loss)
+    g, p = np.array(gs), preds[:, 0]
+    S = X.T @ X
+    Sp = np.linalg.pinv(S, hermitian=True)
+    h = -(g @ X)
+    gamma = state["gamma"][0]
+    us = _comparators(X, Y, np.random.default_rng(seed), n_random=50)
+    us += [lam * (Sp @ h) for lam in np.logspace(-4, 3, 60)]  # the worst direction
+    for u in us:
+        linearised = g @ p + h @ u
+        u_norm = math.sqrt(max(u @ S @ u, 0.0))
+        exact = u_norm * math.sqrt(alpha * math.log1p(alpha * u_norm**2 * math.exp(gamma / alpha)))
+        assert linearised <= exact + 1.0 + 1e-9 * abs(linearised)
+        assert linearised <= _theorem_4_5(u_norm, gamma, alpha)
+        if not adversarial:
+            true = np.logaddexp(0, -Y * p).sum() - np.logaddexp(0, -Y * (X @ u)).sum()
+            assert true <= linearised + 1e-9 * abs(linearised)
+
+
+# ------------------------------------------------------------- the lower bound
+def _theorem_4_2_adversary(kind, d, T, alpha=1.5):
+    """Appendix C's adaptive adversary; returns (linear regret, ‖u‖_S, all predictions)."""
+    state = init_state(kind, d, 1, fit_intercept=False)
+    xs, gs, ps = [], [], []
+    h = np.zeros(d)
+    S = np.zeros((d, d))
+    for t in range(T):
+        if t < d:
+            x = np.eye(d)[t]
+            mag = 1.0 / math.sqrt(2.0)
+        else:
+            Si = np.linalg.inv(S)
+            a = Si @ h  # x must satisfy aᵀx = 0
+            x = np.linalg.svd(a[None])[2][-1]  # a unit vector orthogonal to a
+            x = x / math.sqrt(x @ Si @ x)
+            mag = 1.0
+
+        def loss(p, y, mag=mag):
+            g = np.where(p >= 0, mag, -mag)
+            return float((g * p).sum()), g
+
+        Xr = sp.csr_matrix(x[None]) if kind == "coordinate" else x[None]
+        kw = {"time_counter": "global"} if kind == "coordinate" else {"rank_tol": 1e-10}
+        state, p = (coordinate_pass if kind == "coordinate" else full_pass)(
+            state, Xr, np.zeros((1, 1)), np.ones(1), alpha=alpha, loss=loss, epsilon=0.0, **kw
+        )
+        g = mag if p[0, 0] >= 0 else -mag
+        xs.append(x)
+        gs.append(g)
+        ps.append(p[0, 0])
+        h -= g * x
+        S += np.outer(x, x)
+    beta = 3.0
+    Sp = np.linalg.inv(S)
+    u = beta * math.sqrt(2.0 / T) * (Sp @ h)
+    regret = float(np.dot(gs, ps) + h @ u)
+    return regret, math.sqrt(u @ S @ u), np.array(ps), h @ Sp @ h, state.get("gamma", [np.nan])[0]
+
+
+@pytest.mark.parametrize("d", [2, 5])
+def test_theorem_4_2_lower_bound_adversary(d):
+    # The adversary's rows grow geometrically along few directions (cond(S) doubles
+    # at many steps), so T stays small enough for float64 to resolve ŷ = 0.
+    T = 40
+    regret, u_norm, preds, q, gamma = _theorem_4_2_adversary("full", d, T)
+    np.testing.assert_allclose(u_norm, 3.0, rtol=1e-10)
+    np.testing.assert_allclose(q, T / 2, rtol=1e-8)
+    # Algorithm 2 predicts 0 on every trial of this sequence: equality.
+    assert np.abs(preds).max() < 1e-8
+    np.testing.assert_allclose(regret, u_norm * math.sqrt(T / 2), rtol=1e-8)
+    # any algorithm suffers at least ‖u‖_S sqrt(T/2), Algorithm 1 included
+    regret1, u_norm1, *_ = _theorem_4_2_adversary("coordinate", d, T)
+    assert regret1 >= u_norm1 * math.sqrt(T / 2) * (1 - 1e-10)
+    # the corrected Theorem 4.5 holds on this sequence (Γ_T ≈ T/2) ...
+    assert regret <= _theorem_4_5(u_norm, gamma, 1.5)
+    # ... while the paper's printed "+ log(alpha) Γ_T" is violated: keep this so the
+    # corrected form is not "fixed" back.
+    assert regret > _theorem_4_5(u_norm, gamma, 1.5, paper=True)
+
+
+# ------------------------------------------------------------ constants used
+def test_lemma_a1_constant():
+    x = np.linspace(-20, 20, 400_001)
+    assert np.all(x + np.exp(-x) <= np.exp(ALPHA_0 * x**2 / 2) * (1 + 1e-12))
+    smallest = np.max(2 * np.log(x + np.exp(-x))[x != 0] / x[x != 0] ** 2)
+    assert 1.11 < smallest < ALPHA_0
+
+
+def test_lemma_4_4_leverage_sum():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((300, 4)) * [1.0, 10.0, 0.1, 1.0]
+    Y = np.ones(300)
+    lev = []
+
+    def loss(p, y):
+        return 0.0, np.ones_like(p)  # g = 1: Γ_t increments are the leverages
+
+    state = init_state("full", 4, 1, fit_intercept=False)
+    for t in range(300):
+        before = state["gamma"][0]
+        state, _ = full_pass(
+            state,
+            X[t : t + 1],
+            Y[t : t + 1, None],
+            np.ones(1),
+            alpha=1.5,
+            loss=loss,
+            epsilon=0.0,
+            rank_tol=1e-10,
+        )
+        lev.append(state["gamma"][0] - before)
+    lev = np.array(lev)
+    assert np.all((lev >= 0) & (lev <= 1))
+    r = 4
+    lam = min(np.linalg.eigvalsh(X[: t + 1].T @ X[: t + 1])[0] for t in range(r - 1, 300))
+    bound = r + (1 + r) * r / 2 * math.log1p(2 * (X**2).sum() / ((1 + r) * r * lam))
+    assert lev.sum() <= bound
+
+
+def textbook_centered(X, T, alpha):
+    """The centred extension recomputed from scratch at every trial (intercept included)."""
+    n, d = X.shape
+    K = T.shape[1]
+    preds = np.zeros((n, K))
+    G = np.zeros((n, K))
+    for t in range(1, n + 1):
+        past, cur = X[:t], X[t - 1]
+        m = past.mean(axis=0)
+        s2 = ((past - m) ** 2).sum(axis=0)
+        live = s2 > 1e-12 * (past**2).sum(axis=0)
+        h = -(G[: t - 1].T @ (X[: t - 1] - m))  # (K, d)
+        xc = cur - m
+        p = np.zeros(K)
+        for k in range(K):
+            for i in np.flatnonzero(live):
+                e = math.exp((h[k, i] ** 2 + xc[i] ** 2) / (2 * alpha * s2[i]))
+                p[k] += e / (alpha * t * (d + 1)) * h[k, i] / s2[i] * xc[i]
+            h0 = -G[: t - 1, k].sum()
+            p[k] += math.exp((h0**2 + 1.0) / (2 * alpha * t)) / (alpha * t * (d + 1)) * h0 / t
+        preds[t - 1] = p
+        _, G[t - 1] = logistic(p, T[t - 1])
+    return preds
+
+
+def test_centered_kernel_matches_textbook():
+    from skonline.linear_model._scale_invariant import coordinate_centered_pass
+
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((150, 4)) * [1.0, 100.0, 0.01, 3.0] + [5.0, -300.0, 0.0, 1.0]
+    X[:40, 2] = 0.0  # constant at first
+    T = -np.ones((150, 3))
+    T[np.arange(150), rng.integers(0, 3, 150)] = 1.0
+    ref = textbook_centered(X, T, 1.5)
+    state = init_state("center", 4, 3, fit_intercept=True)
+    _, preds = coordinate_centered_pass(
+        state, X, T, np.ones(150), alpha=1.5, loss="log_loss", epsilon=0.0, fit_intercept=True
+    )
+    np.testing.assert_allclose(preds, ref, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_per_feature_counter_regret_bound(seed):
+    # Spec §3.5a: with n_i = rows where feature i was non-zero, the bound becomes
+    # sum_i |u_i| s_i sqrt(alpha log(1 + alpha d² n_i² u_i² s_i²)) + kappa (1 + sum_i log(n_i) / d)
+    alpha = 1.5
+    X, Y = _stream(1500, 5, 60 + seed, spread=3.0, zeros=0.6, late=True)
+    X = np.hstack([X, np.ones((len(X), 1))])
+    gs = []
+    _, preds = _run("coordinate", X, Y, alpha=alpha, loss=_recording_logistic(gs), per_feature=True)
+    g, p = np.array(gs), preds[:, 0]
+    d = X.shape[1]
+    s = np.sqrt((X**2).sum(axis=0))
+    n_i = (X != 0).sum(axis=0)
+    for u in _comparators(X, Y, np.random.default_rng(seed)):
+        linearised = g @ p - (g @ X) @ u
+        bound = np.sum(
+            np.abs(u) * s * np.sqrt(alpha * np.log1p(alpha * d**2 * n_i**2 * u**2 * s**2))
+        ) + kappa(alpha) * (1 + np.log(n_i).sum() / d)
+        assert linearised <= bound
+
+
+def test_lemma_3_2_conjugate_bound():
+    # f(x) = x sqrt(alpha log(1 + alpha beta² x²)) => f*(theta) <= exp(theta²/(2 alpha)) / beta
+    x = np.concatenate([[0.0], np.logspace(-6, 8, 20001)])
+    worst = 0.0
+    for alpha in (1.125, 1.5, 2.0, 4.0):
+        for beta in (1e-2, 1e-1, 1.0, 1e1, 1e3):
+            f = x * np.sqrt(alpha * np.log1p(alpha * beta**2 * x**2))
+            for theta in np.linspace(0.0, 5.0, 26):
+                conj = np.max(theta * x - f)
+                ratio = conj / (np.exp(theta**2 / (2 * alpha)) / beta)
+                worst = max(worst, ratio)
+    assert worst <= 1.0

@@ -1,0 +1,443 @@
+"""SequentialPrincipalCurve: the practical slpc step against a textbook transcription,
+caches, locality, the read-out methods and the kernels."""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist
+from sklearn.exceptions import NotFittedError
+
+from skonline import SequentialPrincipalCurve
+from skonline.manifold._principal_curve import (
+    fan_sqdist,
+    local_grid,
+    pc1_segment,
+    theory_constants,
+    win_probability,
+)
+from skonline.utils._polyline import (
+    point_at_arc_length,
+    project_to_polyline,
+    sqdist_to_segments,
+)
+
+
+def cubic_stream(n=100, sigma=0.1, seed=0):
+    rng = np.random.default_rng(seed)
+    u = rng.uniform(0.0, 10.0, n)
+    return np.c_[u, 0.05 * (u - 5.0) ** 3] + sigma * rng.standard_normal((n, 2))
+
+
+# ------------------------------------------------------------------ reference
+def brute_loss(V, X):
+    """Δ(f, x) by the definition: min over segments of the distance to the clipped projection."""
+    out = np.empty(X.shape[0])
+    for r, x in enumerate(X):
+        best = np.inf
+        for i in range(V.shape[0] - 1):
+            a, b = V[i], V[i + 1]
+            u = b - a
+            t = 0.0 if u @ u == 0 else min(max((x - a) @ u / (u @ u), 0.0), 1.0)
+            p = (1 - t) * a + t * b
+            best = min(best, float((x - p) @ (x - p)))
+        out[r] = best
+    return out
+
+
+def brute_labels(V, X):
+    """Nearest segment (lowest index) and its parameter, row by row."""
+    amin, tau = [], []
+    for x in X:
+        best, bi, bt = np.inf, 0, 0.0
+        for i in range(V.shape[0] - 1):
+            a, b = V[i], V[i + 1]
+            u = b - a
+            t = 0.0 if u @ u == 0 else min(max((x - a) @ u / (u @ u), 0.0), 1.0)
+            p = (1 - t) * a + t * b
+            dd = float((x - p) @ (x - p))
+            if dd < best:
+                best, bi, bt = dd, i, t
+        amin.append(bi)
+        tau.append(bt)
+    return np.array(amin), np.array(tau)
+
+
+class TextbookSLPC:
+    """The spec's §3.6 STEP, 'full' estimator, written out candidate by candidate.
+
+    Every candidate curve is built as a vertex array and scored by the loss of
+    every stored row from scratch; no cache, no pruning. Consumes the generator
+    in the documented order (Bernoulli, anchor, grid sampling, one Exp(1) per
+    candidate in generation order), so it must choose the same curves.
+    """
+
+    def __init__(self, delta, p=20, epsilon=0.05, eta=100.0, penalty=8.0, max_grid=400, seed=0):
+        self.delta, self.p, self.eps, self.eta, self.pen = delta, p, epsilon, eta, penalty
+        self.max_grid = max_grid
+        self.rng = np.random.default_rng(seed)
+        self.rows, self.V, self.losses, self.curves = [], None, [], []
+
+    def feed(self, x):
+        if self.V is None:
+            self.rows.append(x)
+            if len(self.rows) == 2:
+                self.V = pc1_segment(np.array(self.rows), self.delta)
+                self.losses += list(brute_loss(self.V, np.array(self.rows)))
+                self.curves.append(self.V.copy())
+            return
+        V, d, delta = self.V, x.shape[0], self.delta
+        k = V.shape[0] - 1
+        loss = float(brute_loss(V, x[None])[0])
+        self.losses.append(loss)
+        self.rows.append(x)
+        X = np.array(self.rows)
+        n_t = len(self.losses) - 2
+        lbar = max(np.mean(self.losses[2:]), 1e-12 * delta**2)
+        lam = lbar * math.sqrt(n_t) / self.eta
+        explore = self.rng.random() < self.eps
+        anchor = int(self.rng.integers(len(X))) if explore else len(X) - 1
+        amin, tau = brute_labels(V, X)
+        a = amin[anchor]
+        cells = []
+        for j, t in zip(amin, tau, strict=True):
+            if 0 < t < 1:
+                cells.append(("S", j))
+            else:
+                cells.append(("V", j + 1 if t >= 1 else j))
+        wanted = {("S", a - 1), ("S", a), ("S", a + 1), ("V", a), ("V", a + 1)}
+        N = X[[c in wanted for c in cells]]
+        cen = N.mean(axis=0)
+        diam = float(np.sqrt(pdist(N, "sqeuclidean").max())) if len(N) > 1 else 0.0
+        rad = max(diam, math.sqrt(d) * delta)
+        R = max(float(np.linalg.norm(r)) for r in X) / math.sqrt(d)
+        G = local_grid(cen, rad, delta, math.sqrt(d) * R, [cen, X[anchor]], self.max_grid, self.rng)
+        G = G * delta
+        inside = [float(np.sum((v - cen) ** 2)) <= rad * rad for v in V]
+        if inside[a] or inside[a + 1]:
+            s = a if inside[a] else a + 1
+            first = last = s
+            while first > 0 and inside[first - 1]:
+                first -= 1
+            while last < k and inside[last + 1]:
+                last += 1
+            moves, inserts = list(range(first, last + 1)), list(range(first, last + 2))
+        else:
+            moves, inserts = [], [a + 1]
+        cands = [V]
+        for l in moves:
+            for g in G:
+                if np.array_equal(g, V[l]):
+                    continue
+                if l > 0 and np.array_equal(g, V[l - 1]) or l < k and np.array_equal(g, V[l + 1]):
+                    continue
+                W = V.copy()
+                W[l] = g
+                cands.append(W)
+        if k < self.p:
+            for q in inserts:
+                for g in G:
+                    if q > 0 and np.array_equal(g, V[q - 1]) or q <= k and np.array_equal(g, V[q]):
+                        continue
+                    cands.append(np.insert(V, q, g, axis=0))
+        if k > 1:
+            for l in moves:
+                if 0 < l < k and np.array_equal(V[l - 1], V[l + 1]):
+                    continue
+                cands.append(np.delete(V, l, axis=0))
+        z = self.rng.exponential(size=len(cands))
+        obj = np.array(
+            [brute_loss(W, X).sum() + lam * (self.pen * (W.shape[0] - 1) - zz) for W, zz in
+             zip(cands, z, strict=True)]
+        )
+        best = obj.min()
+        order = sorted(
+            np.flatnonzero(obj == best), key=lambda i: (cands[i].shape[0], i != 0, i)
+        )
+        self.V = cands[order[0]]
+        self.curves.append(self.V.copy())
+
+
+@pytest.mark.parametrize(
+    "seed, epsilon, sort",
+    [(0, 0.05, False), (1, 0.3, True), (2, 0.0, False)],
+)
+def test_fast_step_matches_textbook_transcription(seed, epsilon, sort):
+    X = cubic_stream(40, seed=seed)
+    if sort:
+        X = X[np.argsort(X[:, 0])]
+    ref = TextbookSLPC(0.1, epsilon=epsilon, max_grid=30, seed=seed)
+    est = SequentialPrincipalCurve(
+        lattice_spacing=0.1, epsilon=epsilon, max_grid_points=30, random_state=seed,
+        keep_history=True,
+    )
+    for t, x in enumerate(X):
+        ref.feed(x)
+        est.partial_fit(x[None])
+        if t >= 1:
+            np.testing.assert_array_equal(est.vertices_, ref.V, err_msg=f"row {t}")
+    np.testing.assert_allclose(est.loss_history_, ref.losses, rtol=1e-10, atol=1e-12)
+    assert est.cumulative_loss_ == pytest.approx(sum(ref.losses), rel=1e-10)
+    assert len({c.shape[0] for c in ref.curves}) > 1, "the stream must change the segment count"
+
+
+def test_caches_equal_recomputation():
+    X = cubic_stream(150, seed=3)
+    for est in (
+        SequentialPrincipalCurve(lattice_spacing=0.1, random_state=0, max_grid_points=60),
+        SequentialPrincipalCurve(
+            lattice_spacing=0.1, random_state=0, max_grid_points=60, max_memory=40
+        ),
+    ):
+        est.fit(X)
+        n, k = est._n_mem, est._k
+        Xm = est._X[:n]
+        D, T = sqdist_to_segments(Xm, est.vertices_)
+        np.testing.assert_allclose(est._D[:n, :k], D, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(est._T[:n, :k], T, rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(est._amin[:n], np.argmin(est._D[:n, :k], axis=1))
+        np.testing.assert_allclose(est._dcur[:n], D.min(axis=1), rtol=1e-12, atol=1e-14)
+    # the sliding window holds exactly the last 40 rows
+    assert sorted(map(tuple, est._X[:40])) == sorted(map(tuple, X[-40:]))
+
+
+@pytest.mark.parametrize("reward_estimator", ["full", "bandit"])
+def test_locality_one_vertex_per_row(reward_estimator):
+    """Paper Fig. 9: a new point changes at most one vertex (moved, inserted or deleted)."""
+    X = cubic_stream(120, seed=4)
+    est = SequentialPrincipalCurve(
+        lattice_spacing=0.1, random_state=1, reward_estimator=reward_estimator,
+        max_grid_points=80, epsilon=0.2,
+    )
+    est.partial_fit(X[:2])
+    prev = est.vertices_
+    changes = 0
+    for x in X[2:]:
+        est.partial_fit(x[None])
+        cur = est.vertices_
+        kp, kc = prev.shape[0], cur.shape[0]
+        assert abs(kc - kp) <= 1
+        if kc == kp:
+            diff = np.flatnonzero(np.any(cur != prev, axis=1))
+            assert diff.size <= 1
+            changes += diff.size
+        else:
+            longer, shorter = (cur, prev) if kc > kp else (prev, cur)
+            assert any(
+                np.array_equal(np.delete(longer, i, axis=0), shorter) for i in range(longer.shape[0])
+            )
+            changes += 1
+        prev = cur
+    assert changes > 10
+
+
+def test_split_invariance_and_resume_bit_for_bit():
+    X = cubic_stream(90, seed=5)
+    params = dict(lattice_spacing=0.1, random_state=7, max_grid_points=50, epsilon=0.2)
+    ref = SequentialPrincipalCurve(**params).fit(X)
+    est = SequentialPrincipalCurve(**params)
+    for chunk in np.array_split(X, [1, 3, 10, 11, 50]):
+        est.partial_fit(chunk)
+    est = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(ref.vertices_, est.vertices_)
+    assert ref.cumulative_loss_ == est.cumulative_loss_
+    assert ref.n_steps_ == est.n_steps_ == 90
+
+
+def test_transform_project_inverse_consistent_for_new_points():
+    X = cubic_stream(150, seed=6)
+    est = SequentialPrincipalCurve(lattice_spacing=0.1, random_state=0).fit(X)
+    new = cubic_stream(30, seed=60)
+    S = est.transform(new)
+    assert S.shape == (30, 1)
+    assert np.all((S >= 0) & (S <= est.length_ + 1e-12))
+    P = est.project(new)
+    np.testing.assert_allclose(est.inverse_transform(S), P, atol=1e-10)
+    # the parametrisation of a point does not depend on the other points given with it
+    np.testing.assert_array_equal(est.transform(new[:5]), S[:5])
+    np.testing.assert_array_equal(est.transform(np.vstack([X, new]))[-30:], S)
+    # distances agree with the brute-force definition
+    np.testing.assert_allclose(-est.score_samples(new), brute_loss(est.vertices_, new), rtol=1e-9)
+    assert est.score(new) == pytest.approx(-brute_loss(est.vertices_, new).mean())
+    np.testing.assert_allclose(np.sum((new - P) ** 2, axis=1), brute_loss(est.vertices_, new),
+                               rtol=1e-9, atol=1e-12)
+    # arc lengths at the vertices, inverse_transform of the vertex arc lengths
+    np.testing.assert_allclose(est.inverse_transform(est.arc_lengths_[:, None]), est.vertices_,
+                               atol=1e-12)
+    assert est.length_ == pytest.approx(est.segment_lengths_.sum())
+    assert est.vertices_.shape == (est.n_segments_ + 1, 2)
+    # clipping beyond the ends
+    np.testing.assert_allclose(est.inverse_transform([[-5.0], [1e9]]),
+                               est.vertices_[[0, -1]], atol=1e-12)
+
+
+def test_projection_index_takes_largest_arc_length_on_ties():
+    V = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    x = np.array([[0.5, 0.5]])  # equidistant from the three segments
+    dist, s, _ = project_to_polyline(x, V)
+    assert dist[0] == pytest.approx(0.25)
+    assert s[0] == pytest.approx(2.5)
+    np.testing.assert_allclose(point_at_arc_length(V, np.array([2.5])), [[0.5, 1.0]])
+
+
+def test_r2_score_matches_paper_definition():
+    X = cubic_stream(200, seed=8)
+    est = SequentialPrincipalCurve(lattice_spacing=0.1, random_state=0).fit(X)
+    expected = 1 - brute_loss(est.vertices_, X).sum() / np.sum((X - X.mean(0)) ** 2)
+    assert est.r2_score(X) == pytest.approx(expected, rel=1e-10)
+    assert est.r2_score(X) > 0.98
+
+
+def test_init_and_few_rows():
+    est = SequentialPrincipalCurve(lattice_spacing=0.5, init_size=3)
+    est.partial_fit(np.array([[0.0, 0.0], [1.0, 1.0]]))
+    with pytest.raises(NotFittedError):
+        est.transform([[0.0, 0.0]])
+    est.partial_fit(np.array([[2.0, 2.0]]))
+    np.testing.assert_allclose(est.vertices_, [[0.0, 0.0], [2.0, 2.0]], atol=1e-12)
+    assert est.cumulative_loss_ == pytest.approx(0.0, abs=1e-20)
+    # fit on one row: the degenerate initial segment of length delta
+    one = SequentialPrincipalCurve(lattice_spacing=0.5).fit([[1.0, 2.0]])
+    np.testing.assert_allclose(one.vertices_, [[0.75, 2.0], [1.25, 2.0]])
+    with pytest.warns(UserWarning, match="lattice_spacing"):
+        SequentialPrincipalCurve().fit([[1.0, 2.0]])
+    # 1-D data
+    x1 = np.linspace(0, 5, 40)[:, None]
+    est1 = SequentialPrincipalCurve(lattice_spacing=0.1, random_state=0).fit(x1)
+    assert est1.score(x1) > -1e-2
+
+
+def test_default_lattice_spacing_from_init_rows():
+    X = cubic_stream(50, seed=9)
+    est = SequentialPrincipalCurve(random_state=0).fit(X)
+    spread = np.sqrt(np.max(np.sum((X[:2] - X[:2].mean(0)) ** 2, axis=1)))
+    assert est.lattice_spacing_ == pytest.approx(0.01 * spread)
+    # rows split differently give the same lattice
+    est2 = SequentialPrincipalCurve(random_state=0)
+    for i in range(50):
+        est2.partial_fit(X[i : i + 1])
+    np.testing.assert_array_equal(est.vertices_, est2.vertices_)
+
+
+def test_vertices_on_lattice_and_segment_cap():
+    X = cubic_stream(300, seed=10)
+    X = X[np.argsort(X[:, 0])]
+    est = SequentialPrincipalCurve(lattice_spacing=0.1, max_segments=5, random_state=0).fit(X)
+    assert est.n_segments_ <= 5
+    V = est.vertices_
+    # every vertex not from the initial segment is a lattice point
+    init = pc1_segment(X[:2], 0.1)
+    lattice = np.all(np.isclose(V / 0.1, np.round(V / 0.1), atol=1e-9), axis=1)
+    from_init = np.array([any(np.array_equal(v, w) for w in init) for v in V])
+    assert np.all(lattice | from_init)
+
+
+def test_max_length_caps_the_curve():
+    X = cubic_stream(120, seed=11)
+    est = SequentialPrincipalCurve(lattice_spacing=0.1, max_length=8.0, random_state=0).fit(X)
+    assert est.length_ <= 8.0 + 1e-9 or est.n_segments_ == 1
+
+
+def test_max_memory_bounds_state():
+    X = cubic_stream(400, seed=12)
+    est = SequentialPrincipalCurve(lattice_spacing=0.1, max_memory=50, random_state=0)
+    est.partial_fit(X[:100])
+    small = len(pickle.dumps(est))
+    est.partial_fit(X[100:])
+    assert len(pickle.dumps(est)) <= small + 64
+    assert est.n_steps_ == 400
+    assert est._n_mem == 50
+
+
+def test_bandit_and_theory_modes_run():
+    X = cubic_stream(80, seed=13)
+    b = SequentialPrincipalCurve(
+        lattice_spacing=0.1, reward_estimator="bandit", epsilon=0.5, random_state=0
+    ).fit(X)
+    assert np.isfinite(b.cumulative_loss_) and b._demotion
+    th = SequentialPrincipalCurve(
+        lattice_spacing=0.1, eta="theory", penalty="theory", random_state=0
+    ).fit(X)
+    # the theoretical penalty c1 ~ 14 per segment at lambda ~ c0 sqrt(t): one segment only
+    assert th.n_segments_ == 1
+
+
+def test_state_params_fixed_after_first_call():
+    X = cubic_stream(20, seed=14)
+    est = SequentialPrincipalCurve(lattice_spacing=0.1, random_state=0).fit(X)
+    est.set_params(max_segments=3)
+    with pytest.raises(ValueError, match="max_segments"):
+        est.partial_fit(X[:2])
+    est.set_params(max_segments=20, lattice_spacing=0.2)
+    with pytest.raises(ValueError, match="lattice_spacing"):
+        est.partial_fit(X[:2])
+
+
+def test_bad_parameters():
+    X = cubic_stream(10)
+    for params in (
+        {"max_segments": 0},
+        {"init_size": 1},
+        {"lattice_spacing": 0.0},
+        {"epsilon": 1.5},
+        {"beta": 1.0},
+        {"eta": "auto"},
+        {"penalty": -1.0},
+        {"reward_estimator": "partial"},
+    ):
+        with pytest.raises(ValueError):
+            SequentialPrincipalCurve(**params).fit(X)
+
+
+# -------------------------------------------------------------------- kernels
+def test_fan_sqdist_matches_definition():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 3))
+    P = rng.standard_normal(3)
+    tips = np.vstack([rng.standard_normal((5, 3)), P])  # last tip: zero-length segment
+    D = fan_sqdist(X, P, tips)
+    for j, g in enumerate(tips):
+        np.testing.assert_allclose(D[:, j], brute_loss(np.vstack([P, g]), X), rtol=1e-9,
+                                   atol=1e-12)
+
+
+def test_local_grid_enumeration_and_sampling():
+    rng = np.random.default_rng(0)
+    cen = np.array([0.33, -0.21])
+    G = local_grid(cen, 0.5, 0.1, None, [cen], 400, rng)
+    pts = G * 0.1
+    inside = np.sum((pts - cen) ** 2, axis=1) <= 0.25 + 1e-12
+    # every lattice point of the disc is there (plus the rounded centre)
+    ii, jj = np.meshgrid(np.arange(-10, 11), np.arange(-10, 11))
+    allp = np.c_[ii.ravel(), jj.ravel()] * 0.1
+    expected = np.sum(np.sum((allp - cen) ** 2, axis=1) <= 0.25)
+    assert inside.sum() == expected
+    # sampled when the disc holds more than max_points
+    S = local_grid(cen, 5.0, 0.01, None, [cen], 100, rng)
+    assert 90 <= S.shape[0] <= 101
+    assert np.all(np.sqrt(np.sum((S * 0.01 - cen) ** 2, axis=1)) <= 5.0 + 0.01)
+
+
+def test_win_probability_against_monte_carlo():
+    rng = np.random.default_rng(0)
+    a = np.array([0.0, -0.3, 0.5, -2.0, 0.45])
+    z = rng.exponential(size=(200000, a.size))
+    freq = np.bincount(np.argmax(a + z, axis=1), minlength=a.size) / z.shape[0]
+    probs = np.array([win_probability(a, i) for i in range(a.size)])
+    np.testing.assert_allclose(probs, freq, atol=5e-3)
+    assert probs.sum() == pytest.approx(1.0, abs=1e-3)
+    assert win_probability(np.array([3.0]), 0) == 1.0
+
+
+def test_theory_constants_match_the_spec_table():
+    # spec §7.1: d = 2, delta = 1, R = 2, p = 3, L = 4
+    c = theory_constants(2, 3, 1.0, 2.0, 4.0)
+    assert c["c1"] == pytest.approx(11.808, abs=1e-3)
+    assert c["c2"] == pytest.approx(2.490, abs=1e-3)
+    assert c["c3"] == pytest.approx(3.912, abs=1e-3)
+    assert c["c0"] == pytest.approx(50.0)
+    # spec §7.2, 2-D cubic with delta = 0.1: c0 562.7, C 343.8
+    c = theory_constants(2, 20, 0.1, 8.337, 0.01 * 20 * math.sqrt(2) * 8.337)
+    assert c["c0"] == pytest.approx(562.7, rel=1e-3)
+    assert c["C"] == pytest.approx(343.8, rel=2e-3)

@@ -1,0 +1,262 @@
+"""Capping, mixture decomposition, samplers and the log-domain spectral step."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import logsumexp
+
+from skonline.utils._capping import (
+    cap,
+    capped_hedge_step,
+    log_cap,
+    log_fixed_share,
+    log_floor,
+    mixture_decomposition,
+    sample_corner,
+    spectral_step,
+    systematic_sample,
+)
+from skonline.utils._density import meg_eigen_step
+
+
+def _capped_dirichlet(rng, n, d):
+    w = cap(rng.dirichlet(np.full(n, 0.3)) + 1e-3, d)
+    return w / w.sum()
+
+
+# ------------------------------------------------------------------ capping
+def test_cap_hand_vectors():
+    np.testing.assert_allclose(cap(np.array([1, 2, 4]) / 7, 2), [1 / 6, 1 / 3, 1 / 2], rtol=1e-14)
+    np.testing.assert_allclose(
+        cap(np.array([0.5, 0.3, 0.1, 0.1]), 3), [1 / 3, 1 / 3, 1 / 6, 1 / 6], rtol=1e-14
+    )
+
+
+def test_cap_notebook_vector():
+    w = np.array([1 / 17, 1 / 38, 1 / 36, 1 / 72, 1 / 36, 1 / 33, 1 / 36, 1 / 43, 3 / 48, 1 / 54])
+    w /= w.sum()
+    np.testing.assert_allclose(
+        w,
+        [0.18560, 0.08303, 0.08764, 0.04382, 0.08764, 0.09561, 0.08764, 0.07338, 0.19720, 0.05843],
+        atol=5e-6,
+    )
+    out = cap(w, 8)
+    expected = [0.125, 0.10090, 0.10650, 0.05325, 0.10650, 0.11618, 0.10650, 0.08916, 0.125, 0.071]
+    np.testing.assert_allclose(out, expected, atol=5e-6)
+    p, corners = mixture_decomposition(out, 8)
+    assert len(p) == 7
+
+
+def test_cap_unchanged_when_feasible():
+    w = np.array([0.3, 0.3, 0.2, 0.2])
+    np.testing.assert_allclose(cap(w, 3), w, rtol=0, atol=1e-16)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_cap_properties(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 30))
+    d = int(rng.integers(1, n))
+    w = rng.dirichlet(np.full(n, 0.2))
+    w[rng.integers(n)] = w[0]  # a tie
+    w /= w.sum()
+    out = cap(w, d)
+    assert abs(out.sum() - 1) < 1e-12
+    assert out.max() <= (1 + 1e-12) / d
+    # out = min(1/d, gamma w) with one gamma >= 1
+    free = out < (1 - 1e-12) / d
+    gamma = out[free] / w[free]
+    assert np.ptp(gamma) <= 1e-10 * gamma.max() and gamma.min() >= 1 - 1e-12
+    # ties stay tied, order preserved, idempotent
+    assert np.ptp(out[np.flatnonzero(w == w[0])]) <= 1e-15
+    assert np.all(np.diff(out[np.argsort(w, kind="stable")]) >= -1e-15)
+    np.testing.assert_allclose(cap(out, d), out, rtol=1e-13)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cap_is_the_kl_projection(seed):
+    """Brute force: minimise KL(q, w) over the capped simplex with SLSQP."""
+    rng = np.random.default_rng(seed)
+    n, d = 6, int(rng.integers(2, 5))
+    w = rng.dirichlet(np.full(n, 0.5)) + 1e-3
+    w /= w.sum()
+
+    def kl(q):
+        q = np.clip(q, 1e-300, None)
+        return float(np.sum(q * np.log(q / w)))
+
+    res = minimize(
+        kl,
+        np.full(n, 1 / n),
+        method="SLSQP",
+        bounds=[(1e-12, 1 / d)] * n,
+        constraints=[{"type": "eq", "fun": lambda q: q.sum() - 1}],
+        options={"ftol": 1e-15, "maxiter": 500},
+    )
+    out = cap(w, d)
+    assert kl(out) <= res.fun + 1e-9
+    np.testing.assert_allclose(out, res.x, atol=1e-5)
+    # and no random feasible point is closer
+    for _ in range(50):
+        q = cap(rng.dirichlet(np.ones(n)), d)
+        assert kl(out) <= kl(q) + 1e-12
+
+
+def test_log_cap_survives_underflow():
+    """Weights far below the smallest double keep their relative values."""
+    a = np.array([0.0, 0.0, -2000.0, -2001.0, -2002.0])
+    out = log_cap(a, 3)
+    assert np.all(np.isfinite(out))
+    assert abs(logsumexp(out)) < 1e-12
+    assert out.max() <= -np.log(3) + 1e-12
+    # the two large entries are capped, the tail keeps its log-differences
+    np.testing.assert_allclose(out[:2], -np.log(3), atol=1e-14)
+    np.testing.assert_allclose(np.diff(out[2:]), [-1.0, -1.0], atol=1e-12)
+
+
+def test_log_cap_needs_enough_positive_weights():
+    with np.errstate(divide="ignore"):
+        a = np.log(np.array([0.5, 0.5, 0.0, 0.0]))
+    with pytest.raises(ValueError, match="positive weights"):
+        log_cap(a, 3)
+
+
+# ---------------------------------------------------------- decomposition
+def test_decomposition_hand_vectors():
+    p, c = mixture_decomposition([1 / 6, 1 / 3, 1 / 2], 2)
+    np.testing.assert_allclose(p, [2 / 3, 1 / 3], rtol=1e-14)
+    assert [set(x) for x in c.tolist()] == [{1, 2}, {0, 2}]
+    p, c = mixture_decomposition([0.25] * 4, 2)
+    np.testing.assert_allclose(p, [0.5, 0.5], rtol=1e-14)
+    assert [set(x) for x in c.tolist()] == [{0, 1}, {2, 3}]
+    p, c = mixture_decomposition([0.5, 0.3, 0.2], 1)  # d = 1 is Hedge
+    np.testing.assert_allclose(p, [0.5, 0.3, 0.2], rtol=1e-14)
+    assert c.ravel().tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_decomposition_reconstructs(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 41))
+    d = int(rng.integers(1, n))
+    w = _capped_dirichlet(rng, n, d)
+    p, corners = mixture_decomposition(w, d)
+    assert len(p) <= n
+    assert np.all(p > 0) and abs(p.sum() - 1) < 1e-12
+    assert corners.shape == (len(p), d)
+    assert all(np.unique(c).size == d for c in corners)
+    recon = np.zeros(n)
+    for pj, cj in zip(p, corners, strict=True):
+        recon[cj] += pj / d
+    np.testing.assert_allclose(recon, w, atol=1e-12, rtol=0)
+    z = rng.standard_normal(n)
+    exp_corners = sum(pj * np.sum(z[cj] ** 2) for pj, cj in zip(p, corners, strict=True))
+    np.testing.assert_allclose(exp_corners, d * np.sum(w * z**2), rtol=1e-12)
+
+
+def test_decomposition_rejects_infeasible():
+    with pytest.raises(ValueError):
+        mixture_decomposition([0.8, 0.1, 0.1], 2)
+
+
+# ------------------------------------------------------------------ samplers
+@pytest.mark.parametrize("sampler", ["systematic", "decomposition"])
+def test_sampler_marginals(sampler):
+    rng = np.random.default_rng(0)
+    n, d = 8, 3
+    w = _capped_dirichlet(rng, n, d)
+    draws = 20000
+    counts = np.zeros(n)
+    for _ in range(draws):
+        S = sample_corner(w, d, rng, sampler=sampler)
+        assert S.size == d and np.unique(S).size == d
+        counts[S] += 1
+    pi = d * w
+    # chi-square on the inclusion counts (each indicator is Bernoulli(pi_i))
+    var = draws * pi * (1 - pi)
+    ok = var > 0
+    z = (counts[ok] - draws * pi[ok]) / np.sqrt(var[ok])
+    assert np.max(np.abs(z)) < 4.5
+    assert np.all(counts[pi >= 1 - 1e-12] == draws)  # capped entries always drawn
+
+
+def test_systematic_exactly_d_distinct_at_caps():
+    rng = np.random.default_rng(1)
+    w = cap(np.array([10.0, 10, 10, 1, 1, 1, 1]) / 34, 4)
+    for _ in range(500):
+        S = systematic_sample(w, 4, rng)
+        assert np.unique(S).size == 4
+        assert {0, 1, 2} <= set(S.tolist())
+
+
+# --------------------------------------------------------------- log steps
+def test_fixed_share_and_floor():
+    rng = np.random.default_rng(2)
+    v = rng.dirichlet(np.ones(6))
+    out = np.exp(log_fixed_share(np.log(v), 0.1))
+    np.testing.assert_allclose(out, 0.1 / 6 + 0.9 * v, rtol=1e-13)
+    assert np.array_equal(log_fixed_share(np.log(v), 0.0), np.log(v))
+    vv = np.array([0.5, 0.5 - 1e-20, 1e-20])
+    fl = np.exp(log_floor(np.log(vv), 1e-10))
+    # floored, then renormalised: the sum grew by at most n * floor
+    assert fl.min() >= 1e-10 / (1 + 3e-10) and abs(fl.sum() - 1) < 1e-15
+
+
+def test_spectral_step_order():
+    """Fixed share before capping (Yuan & Lamperski) vs after (Warmuth & Kuzmin §8)."""
+    mu = np.log(np.array([0.7, 0.2, 0.05, 0.05]))
+    d, a = 2, 0.2
+    before = np.exp(spectral_step(mu, d, share_before_cap=a))
+    after = np.exp(spectral_step(mu, d, share_after_cap=a))
+    v = np.exp(mu)
+    np.testing.assert_allclose(before, cap(a / 4 + (1 - a) * v, d), rtol=1e-13)
+    np.testing.assert_allclose(after, a / 4 + (1 - a) * cap(v, d), rtol=1e-13)
+    assert not np.allclose(before, after)
+
+
+def test_capped_hedge_step_matches_formula():
+    rng = np.random.default_rng(3)
+    n, d = 7, 4
+    w = _capped_dirichlet(rng, n, d)
+    loss = rng.uniform(size=n)
+    out = np.exp(capped_hedge_step(np.log(w), loss, 0.7, d, alpha=0.01))
+    v = w * np.exp(-0.7 * loss)
+    v /= v.sum()  # erratum E1: the normaliser includes w
+    np.testing.assert_allclose(out, cap(0.01 / n + 0.99 * v, d), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- MEG step
+def test_meg_step_first_trial_closed_form():
+    """From W = I/n with ||x|| = 1: spectrum {e^-eta, 1, ..., 1} / (e^-eta + n - 1)."""
+    n, eta = 6, 0.8
+    x = np.random.default_rng(4).standard_normal(n)
+    x /= np.linalg.norm(x)
+    a = np.full(n, -np.log(n))
+    U, mu = meg_eigen_step(np.eye(n), a, eta, z=x)
+    w = np.exp(spectral_step(mu, 2))
+    expected = np.sort(np.r_[np.exp(-eta), np.ones(n - 1)] / (np.exp(-eta) + n - 1))
+    np.testing.assert_allclose(np.sort(w), expected, rtol=1e-12)
+    j = np.argmin(w)
+    assert abs(abs(U[:, j] @ x) - 1) < 1e-12
+    assert np.allclose(U.T @ U, np.eye(n), atol=1e-13)
+
+
+def test_meg_step_matches_expm_logm():
+    from scipy.linalg import expm, logm
+
+    rng = np.random.default_rng(5)
+    n = 5
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    lam = rng.dirichlet(np.ones(n))
+    W = (Q * lam) @ Q.T
+    x = rng.standard_normal(n) / 2
+    eta = 1.3
+    V = expm(logm(W).real - eta * np.outer(x, x))
+    V /= np.trace(V)
+    U, mu = meg_eigen_step(Q, np.log(lam), eta, z=Q.T @ x)
+    w = np.exp(mu - logsumexp(mu))
+    np.testing.assert_allclose((U * w) @ U.T, V, atol=1e-12)
+    # the same through a full matrix G = UᵀCU
+    C = np.outer(x, x)
+    U2, mu2 = meg_eigen_step(Q, np.log(lam), eta, G=Q.T @ C @ Q)
+    np.testing.assert_allclose(mu2, mu, atol=1e-12)
