@@ -17,8 +17,14 @@ from sklearn.linear_model import Perceptron, SGDClassifier
 from sklearn.utils import gen_batches
 
 from . import __version__
-from .decomposition import FrequentDirections, RobustFrequentDirections
-from .evaluation import covariance_error
+from .datasets import make_digits_stream
+from .decomposition import (
+    AdaptiveOnlinePCA,
+    FrequentDirections,
+    RandomizedOnlinePCA,
+    RobustFrequentDirections,
+)
+from .evaluation import best_fixed_projection_losses, covariance_error
 from .linear_model import RFDSONClassifier
 
 BATCH = 100
@@ -85,6 +91,38 @@ def newton_rows(X, y):
     return rows
 
 
+def online_pca_rows(k=2, batch=10):
+    """Test-then-train compression loss on digits grouped by class (a drifting stream)."""
+    X, _ = make_digits_stream(scaling="global")
+    rows = []
+    for label, est in (
+        (
+            "AdaptiveOnlinePCA(learning_rate=5, alpha=1e-4)",
+            AdaptiveOnlinePCA(k, learning_rate=5.0, alpha=1e-4),
+        ),
+        ("RandomizedOnlinePCA(learning_rate=5)", RandomizedOnlinePCA(k, learning_rate=5.0)),
+        ("sklearn IncrementalPCA", IncrementalPCA(n_components=k)),
+    ):
+        loss = 0.0
+        start = time.perf_counter()
+        for sl in gen_batches(X.shape[0], batch):
+            chunk = X[sl]
+            if hasattr(est, "components_"):
+                loss += float(np.sum((chunk - est.inverse_transform(est.transform(chunk))) ** 2))
+            else:
+                loss += float(np.sum(chunk**2))
+            est.partial_fit(chunk)
+        rows.append((label, X.shape[0] / (time.perf_counter() - start), loss))
+    rows.append(
+        (
+            "best fixed projection in hindsight",
+            float("nan"),
+            float(best_fixed_projection_losses(X, k).sum()),
+        )
+    )
+    return rows
+
+
 def main():
     X, _ = load_digits(return_X_y=True)
     X = X.astype(np.float64)
@@ -116,5 +154,17 @@ def main():
     print("  " + "-" * (len(header) - 2))
     for label, speed, online, acc in newton_rows(X, (digits_y >= 5).astype(int)):
         print(f"  {label:<44} {speed:>10,.0f} {online:>11.3f} {acc:>9.3f}")
-    print("\nMore estimators (online PCA, scale-invariant learners, principal curves)")
-    print("join this tour as they land.")
+    print("\nOnline PCA on a drifting stream: the digits class after class (0, 1, …, 9),")
+    print("rows scaled to norm <= 1, k = 2, batches of 10; each batch is compressed by the")
+    print("subspace learned before it (test-then-train loss, lower is better):")
+    header = f"  {'estimator':<44} {'rows/s':>10} {'loss':>11}"
+    print(header)
+    print("  " + "-" * (len(header) - 2))
+    for label, speed, loss in online_pca_rows():
+        speed_txt = "—" if np.isnan(speed) else f"{speed:,.0f}"
+        print(f"  {label:<44} {speed_txt:>10} {loss:>11.2f}")
+    print(
+        "  Both regret-bounded learners re-learn each new class within a few dozen rows\n"
+        "  (AdaptiveOnlinePCA's bound holds on every interval); IncrementalPCA weighs all\n"
+        "  history equally and ends close to the best fixed projection."
+    )
