@@ -546,7 +546,7 @@ class _BaseScaleInvariant(OnlineEstimator):
         "warm_start": ["boolean"],
     }
 
-    # ------------------------------------------------------------- helpers
+    # ----------------------------------------------------------- internals
     def _n_outputs(self):
         return 1
 
