@@ -49,6 +49,7 @@ _VARIANTS = [
     skonline.AdaptiveOnlinePCA(alpha=0.1, row_norm="clip", transform_mode="average"),
     skonline.AdaptiveOnlinePCA(solver="dense", sampler="systematic", transform_mode="sample"),
     skonline.RandomizedOnlinePCA(update="cumulative", center=True, sampler="systematic"),
+    skonline.RandomizedOnlinePCA(solver="secular", mixing="uniform", alpha=0.1),
     skonline.RandomizedOnlinePCA(mixing="past", alpha=0.01, transform_mode="mode"),
     skonline.RandomizedOnlinePCA(
         mixing="uniform", alpha=0.01, record_realized_loss=True, random_state=0, keep_history=True

@@ -38,10 +38,14 @@ from ..utils._density import (
 )
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 
-__all__ = ["AdaptiveOnlinePCA", "RandomizedOnlinePCA", "prepare_rows"]
+__all__ = ["AdaptiveOnlinePCA", "RandomizedOnlinePCA", "check_row_norms", "prepare_rows"]
 
 #: Rows above this norm are rejected by ``row_norm="error"``.
 _NORM_TOL = 1e-12
+#: The eigenbasis (or the low-rank rotation) is re-orthonormalised every this many rows.
+_REORTHONORMALIZE = 128
+#: solver="auto" uses the secular eigen-update from this data-span dimension on.
+_SECULAR_MIN = 64
 #: Rows are densified in chunks of this many rows (CSR input).
 _CHUNK = 256
 
@@ -58,6 +62,24 @@ def prepare_rows(X, row_norm):
     norms = np.sqrt(np.einsum("ij,ij->i", X, X))
     scale = np.where(norms > 1.0, 1.0 / np.where(norms > 1.0, norms, 1.0), 1.0)
     return X * scale[:, None]
+
+
+def check_row_norms(X, row_norm):
+    """With ``row_norm="error"``, raise ``ValueError`` if a row of ``X`` has norm above 1."""
+    if row_norm != "error":
+        return
+    sq = (
+        np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        if sp.issparse(X)
+        else np.einsum("ij,ij->i", X, X)
+    )
+    bad = np.flatnonzero(sq > (1.0 + _NORM_TOL) ** 2)
+    if bad.size:
+        raise ValueError(
+            f"row {bad[0]} of X has norm {np.sqrt(sq[bad[0]]):.6g} > 1 and row_norm='error'; "
+            "the guarantees need ||x|| <= 1. Rescale the data, or use row_norm='clip' "
+            "or 'none'."
+        )
 
 
 def theory_adaptive_parameters(n_features, n_components, horizon, loss_bound=None):
@@ -121,6 +143,14 @@ def bulk_coordinates(B, R, y, *, tol=1e-12):
     return B, R, R.T @ c, grew
 
 
+def reorthonormalized(R):
+    """The orthogonal matrix nearest ``R`` column by column (QR, signs kept)."""
+    if R.size == 0:
+        return R
+    Q, T = np.linalg.qr(R)
+    return Q * np.where(np.diag(T) < 0, -1.0, 1.0)
+
+
 def _as_generator(random_state):
     if isinstance(random_state, np.random.Generator):
         return random_state
@@ -163,7 +193,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         "keep_history": ["boolean"],
         "row_norm": [StrOptions({"clip", "none", "error"})],
         "random_state": ["random_state"],
-        "solver": [StrOptions({"auto", "dense", "bulk"})],
+        "solver": [StrOptions({"auto", "dense", "bulk", "secular"})],
     }
 
     @property
@@ -210,7 +240,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
     def _resolve_solver(self):
         if self.solver == "dense" or (self.solver == "auto" and not self._bulk_allowed()):
             return "dense"
-        return "bulk"
+        return "secular" if self.solver == "secular" else "bulk"
 
     # ------------------------------------------------------------ validation
     def _check_params(self, n_features):
@@ -230,30 +260,19 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
     def _validate_batch(self, X, y, first_call, from_fit=False):
         if not first_call and self._fitted_params != self._state_params():
             raise ValueError(
-                "n_components, update, center, mixing, transform_mode='average' or "
-                "record_realized_loss changed since the first partial_fit; call fit to "
-                "start again."
+                "n_components, update, center, mixing, transform_mode='average', "
+                "record_realized_loss or solver changed since the first partial_fit; call "
+                "fit to start again."
             )
         X, y = super()._validate_batch(X, y, first_call)
         self._check_params(X.shape[1])
-        if self.solver == "bulk" and not self._bulk_allowed():
+        if self.solver in ("bulk", "secular") and not self._bulk_allowed():
             raise ValueError(
-                "solver='bulk' does not support mixing='past' or transform_mode='average' "
-                "(both need dense n x n matrices); use solver='auto' or 'dense'."
+                f"solver={self.solver!r} does not support mixing='past' or "
+                "transform_mode='average' (both need dense n x n matrices); use "
+                "solver='auto' or 'dense'."
             )
-        if self.row_norm == "error":
-            sq = (
-                np.asarray(X.multiply(X).sum(axis=1)).ravel()
-                if sp.issparse(X)
-                else np.einsum("ij,ij->i", X, X)
-            )
-            bad = np.flatnonzero(sq > (1.0 + _NORM_TOL) ** 2)
-            if bad.size:
-                raise ValueError(
-                    f"row {bad[0]} of X has norm {np.sqrt(sq[bad[0]]):.6g} > 1 and "
-                    "row_norm='error'; the guarantees need ||x|| <= 1. Rescale the data, "
-                    "or use row_norm='clip' or 'none'."
-                )
+        check_row_norms(X, self.row_norm)
         self._validate_extra(X, first_call, from_fit)
         return X, y
 
@@ -265,7 +284,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         n = X.shape[1]
         self._fitted_params = self._state_params()
         cumulative = self._update_kind() == "cumulative"
-        if self._resolve_solver() == "bulk":
+        if self._resolve_solver() != "dense":
             self._U = None
             self._B, self._R = np.zeros((n, 0)), np.zeros((0, 0))
             self._log_w = np.zeros(0)
@@ -306,6 +325,8 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         B, R, log_bulk = self._B, self._R, self._log_bulk
         gamma = self._gamma
         share_before, share_after = self._share_before_cap(), self._share_after_cap()
+        solver = self._resolve_solver()
+        method = "secular" if solver == "secular" else "eigh"
         past_sum, avg_sum = self._past_sum, self._avg_sum
         mean = self.mean_.copy() if centered else None
         prior = float(getattr(self, "mean_prior", 0.0))
@@ -325,6 +346,8 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
                 yv = x - mean if centered else x
                 if bulk:
                     B, R, z, grew = bulk_coordinates(B, R, yv)
+                    if self.solver == "auto":
+                        method = "secular" if B.shape[1] >= _SECULAR_MIN else "eigh"
                     if grew:
                         log_w = np.append(log_w, log_bulk)
                         if cumulative:
@@ -357,7 +380,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
                     else:
                         c = 1.0
                     if bulk:
-                        R, gamma = meg_eigen_step(R, gamma, -c, z=z)
+                        R, gamma = meg_eigen_step(R, gamma, -c, z=z, method=method)
                         vals = -eta * gamma
                     else:
                         U, gamma = meg_eigen_step(U, gamma, -c, z=z)
@@ -368,7 +391,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
                     bulk_val = 0.0  # the bulk's gamma is 0
                 else:
                     if bulk:
-                        R, vals = meg_eigen_step(R, log_w, eta, z=z)
+                        R, vals = meg_eigen_step(R, log_w, eta, z=z, method=method)
                     else:
                         U, vals = meg_eigen_step(U, log_w, eta, z=z)
                     shares = {"share_before_cap": share_before, "share_after_cap": share_after}
@@ -380,6 +403,11 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
                     log_w, log_bulk = new[:-1], float(new[-1])
                 else:
                     log_w = spectral_step(vals, d, floor=floor, **shares)
+                if t % _REORTHONORMALIZE == 0:  # products of rotations drift slowly
+                    if bulk:
+                        R = reorthonormalized(R)
+                    else:
+                        U = reorthonormalized(U)
                 if not cumulative:
                     if past_sum is not None:
                         U, log_w, past_sum = self._past_mixing(U, log_w, past_sum, t, d, floor)
@@ -612,10 +640,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         out = np.empty(X.shape[0])
         d = self.n_features_in_ - self.n_components_
         for start, block in _dense_rows(X):
-            if self.row_norm == "error":
-                sq = np.einsum("ij,ij->i", block, block)
-                if np.any(sq > (1.0 + _NORM_TOL) ** 2):
-                    raise ValueError("X has rows of norm > 1 and row_norm='error'.")
+            check_row_norms(block, self.row_norm)
             Y = self._center(prepare_rows(block, self.row_norm))
             out[start : start + block.shape[0]] = d * self._quadratic_form(Y)
         return out
@@ -751,8 +776,10 @@ default="deterministic"
         ``"error"`` raises on a row of norm above 1. The data are never
         changed unless asked.
 
-    solver : {"auto", "dense", "bulk"}, default="auto"
-        ``"dense"``: ``W`` as ``n`` eigenvectors; one ``n × n``
+    solver : {"auto", "dense", "bulk", "secular"}, default="auto"
+        How ``W`` is stored and updated; all four agree to rounding
+        (``~1e-12``), only the eigenvectors chosen inside tied eigenspaces
+        differ. ``"dense"``: ``n`` eigenvectors, one ``n × n``
         eigendecomposition and basis rotation per row, ``O(n³)``.
         ``"bulk"`` (exact, beyond the papers): the directions orthogonal to
         every row seen so far form one eigenspace of ``W`` (softmax, floor,
@@ -760,12 +787,18 @@ default="deterministic"
         ``W`` is held as an orthonormal basis ``B`` of the ``m``-dimensional
         data span, an ``m × m`` rotation and one "bulk" eigenvalue of
         multiplicity ``n - m``; a row costs ``O(nm + m³)`` and memory is
-        ``O(nm)`` — far below the dense cost while ``m ≪ n`` (images, text),
+        ``O(nm)``, far below the dense cost while ``m ≪ n`` (images, text),
         and about the dense cost once the data span all ``n`` directions.
-        ``"auto"``: ``"bulk"`` unless ``mixing="past"`` or
-        ``transform_mode="average"`` (both need dense matrices). The two
-        agree to rounding (``~1e-12``); only the choice of eigenvectors inside
-        tied eigenspaces differs.
+        ``"secular"``: the bulk representation with the rank-one
+        eigen-update solved through the secular equation (LAPACK
+        ``dlasd4`` roots, Gu-Eisenstat eigenvectors; ``O(m²)`` plus one
+        ``n × m × m`` product instead of an ``m × m`` ``eigh``).
+        ``"auto"``: the bulk representation, with the secular update once the
+        span has 64 dimensions (where it is faster than ``eigh``), unless
+        ``mixing="past"`` or ``transform_mode="average"``, which need dense
+        matrices (then ``"dense"``). Every solver re-orthonormalises its
+        eigenbasis (QR) every 128 rows against the slow drift of products
+        of rotations.
 
     random_state : int, RandomState instance, Generator or None, default=None
         Used only to sample projections; the learned density matrix does not
@@ -836,8 +869,11 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
     ``D = (n-k) ln(n(1+(n-k)T)) + 1``. With ``alpha = 0`` this is Warmuth &
     Kuzmin's static online PCA (:class:`RandomizedOnlinePCA`).
 
-    One row costs one ``n × n`` symmetric eigendecomposition plus a basis
-    rotation, ``O(n³)``, and ``O(n²)`` memory. Corrected errata: the capping
+    As printed, one row costs one ``n × n`` symmetric eigendecomposition plus
+    a basis rotation, ``O(n³)``, and ``O(n²)`` memory (``solver="dense"``).
+    The default solver is exact too and costs ``O(nm + m³)`` time and
+    ``O(nm)`` memory while the rows span ``m < n`` directions, with an
+    ``O(m²)`` secular-equation eigen-update (see ``solver``). Corrected errata: the capping
     normaliser (Alg. 3) and the Hedge normaliser (eq. 4a); the theorem's
     ``T ln(1/(1-alpha))`` is sharpened to ``(s-r+1) ln(1/(1-alpha))``.
 
@@ -983,8 +1019,11 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     ``R² + ln T``. The eigenvalue floor adds at most about
     ``T (n-k) ln(1/(1-n·floor)) / (1 - e^-eta)``.
 
-    One row costs one ``n × n`` symmetric eigendecomposition and a basis
-    rotation, ``O(n³)`` (two with ``mixing="past"``), and ``O(n²)`` memory.
+    As printed, one row costs one ``n × n`` symmetric eigendecomposition and a
+    basis rotation, ``O(n³)`` (two with ``mixing="past"``), and ``O(n²)``
+    memory (``solver="dense"``); the default solver is exact too and costs
+    ``O(nm + m³)`` time and ``O(nm)`` memory while the rows span ``m < n``
+    directions (see ``solver``).
     Corrected errata: the Hedge normaliser of Alg. 3, the capping normaliser,
     Theorem 8's ``eta ~eta^-1`` and the tuned bounds' additive terms outside
     the square root.

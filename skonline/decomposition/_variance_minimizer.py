@@ -14,7 +14,6 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.extmath import safe_sparse_dot
@@ -23,7 +22,7 @@ from ..base import OnlineEstimator
 from ..utils._capping import log_fixed_share, log_normalize, spectral_step
 from ..utils._density import meg_eigen_step, sign_fixed
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
-from ._online_pca import _NORM_TOL, _as_generator, _dense_rows, prepare_rows
+from ._online_pca import _as_generator, _dense_rows, check_row_norms, prepare_rows
 
 __all__ = ["OnlineVarianceMinimizer", "theory_variance_parameters"]
 
@@ -219,17 +218,7 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise ValueError("domain changed since the first partial_fit; call fit to restart.")
         X, y = super()._validate_batch(X, y, first_call)
         self._check_width(X.shape[1])
-        if self.row_norm == "error":
-            sq = (
-                np.asarray(X.multiply(X).sum(axis=1)).ravel()
-                if sp.issparse(X)
-                else np.einsum("ij,ij->i", X, X)
-            )
-            if np.any(sq > (1.0 + _NORM_TOL) ** 2):
-                raise ValueError(
-                    "X has rows of norm > 1 and row_norm='error'; the guarantees need "
-                    "C_t = x xᵀ ⪯ I. Rescale the data or use row_norm='clip'."
-                )
+        check_row_norms(X, self.row_norm)  # C_t = x xᵀ ⪯ I needs ||x|| <= 1
         return X, y
 
     def _check_width(self, n):

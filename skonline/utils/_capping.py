@@ -26,12 +26,12 @@ import numpy as np
 
 __all__ = [
     "cap",
-    "logsumexp",
     "capped_hedge_step",
     "log_cap",
     "log_fixed_share",
     "log_floor",
     "log_normalize",
+    "logsumexp",
     "mixture_decomposition",
     "sample_corner",
     "spectral_step",
@@ -209,30 +209,36 @@ def mixture_decomposition(w, d, *, tol=_TOL):
         raise ValueError(f"the corner size d={d} must be in [1, n - 1 = {n - 1}]")
     if np.any(w < -tol) or abs(w.sum() - 1.0) > 1e-9 or w.max() > (1.0 + 1e-9) / d:
         raise ValueError("w must lie in the capped simplex B_d^n")
-    w = np.clip(w, 0.0, None)
     ps, corners = [], []
-    for _ in range(n + 2):
+    for p, corner in _corners(w, d, tol):
+        ps.append(p)
+        corners.append(corner)
+    p = np.asarray(ps)
+    if p.size == 0 or abs(p.sum() - 1.0) > 1e-9:
+        raise ValueError("mixture decomposition failed: w is not in the capped simplex")
+    return p / p.sum(), np.asarray(corners, dtype=np.intp).reshape(len(ps), d)
+
+
+def _corners(w, d, tol):
+    """Yield ``(p, sorted corner indices)`` of Algorithm 2, lazily (see above)."""
+    w = np.clip(w, 0.0, None)
+    for _ in range(w.shape[0] + 2):
         total = w.sum()
         if total <= tol:
-            break
+            return
         order = np.argsort(-w, kind="stable")
         chosen = order[:d]
         s = w[chosen[-1]]
         largest_rest = w[order[d]]
         p = max(0.0, min(d * s, total - d * largest_rest))
         if p <= tol:  # only rounding remains
-            break
-        ps.append(p)
-        corners.append(np.sort(chosen))
+            return
+        yield p, np.sort(chosen)
         w[chosen] -= p / d
         total = w.sum()
         w[np.abs(w) <= tol] = 0.0
         w[np.abs(w - total / d) <= tol] = total / d
         w = np.clip(w, 0.0, None)
-    p = np.asarray(ps)
-    if p.size == 0 or abs(p.sum() - 1.0) > 1e-9:
-        raise ValueError("mixture decomposition failed: w is not in the capped simplex")
-    return p / p.sum(), np.asarray(corners, dtype=np.intp).reshape(len(ps), d)
 
 
 def systematic_sample(w, d, rng):
@@ -269,15 +275,24 @@ def systematic_sample(w, d, rng):
 def sample_corner(w, d, rng, *, sampler="decomposition"):
     """Draw the discarded ``d``-subset from a capped vector with one uniform.
 
-    ``sampler="decomposition"`` walks the corners of Algorithm 2;
+    ``sampler="decomposition"`` walks the corners of Algorithm 2 lazily,
+    stopping at the drawn one;
     ``"systematic"`` uses :func:`systematic_sample` (same marginals).
     """
     if sampler == "systematic":
         return systematic_sample(w, d, rng)
-    p, corners = mixture_decomposition(w, d)
-    u = rng.random()
-    j = min(int(np.searchsorted(np.cumsum(p), u, side="right")), len(p) - 1)
-    return corners[j]
+    w = np.array(w, dtype=np.float64)
+    if not 1 <= d < w.shape[0]:
+        raise ValueError(f"the corner size d={d} must be in [1, n - 1 = {w.shape[0] - 1}]")
+    u = rng.random() * w.sum()
+    acc, corner = 0.0, None
+    for p, corner in _corners(w, d, _TOL):  # lazy walk: stops at the drawn corner
+        acc += p
+        if acc > u:
+            return corner
+    if corner is None:
+        raise ValueError("w must lie in the capped simplex B_d^n")
+    return corner
 
 
 def spectral_step(mu, d, *, floor=0.0, share_before_cap=0.0, share_after_cap=0.0, counts=None):

@@ -325,7 +325,7 @@ def test_per_interval_inequality(eta, alpha):
         n_components=k, learning_rate=eta, alpha=alpha, eigenvalue_floor=0, keep_history=True
     ).fit(X)
     A = np.r_[0.0, np.cumsum(est.expected_losses_)]
-    grid = list(range(0, 300, 5)) + [299]
+    grid = [*range(0, 300, 5), 299]
     B = interval_comparators(X, d, grid)
     slack = min(
         d * (np.log(n / alpha) + (s - r + 1) * np.log(1 / (1 - alpha)))
@@ -368,7 +368,7 @@ def test_theorem3_adaptive_regret_bound():
     assert est.alpha_ == pytest.approx(1 / (T * d + 1))
     assert est.learning_rate_ == pytest.approx(np.log1p(np.sqrt(2 * D / L)))
     A = np.r_[0.0, np.cumsum(est.expected_losses_)]
-    grid = list(range(0, T, 10)) + [T - 1]
+    grid = [*range(0, T, 10), T - 1]
     B = interval_comparators(X, d, grid)
     regret = max(A[s + 1] - A[r] - B[r, s] for (r, s) in B)
     assert regret <= np.sqrt(2 * L * D) + D
@@ -527,7 +527,8 @@ def low_rank_stream(seed, n=60, rank=5, T=120):
     ids=lambda p: repr({k: v for k, v in p.items() if k != "cls"}),
 )
 @pytest.mark.parametrize("stream", ["low rank", "full rank"])
-def test_bulk_solver_matches_dense(params, stream):
+@pytest.mark.parametrize("solver", ["bulk", "secular"])
+def test_bulk_solver_matches_dense(params, stream, solver):
     params = dict(params)
     cls = params.pop("cls")
     if stream == "low rank":
@@ -535,7 +536,7 @@ def test_bulk_solver_matches_dense(params, stream):
     else:  # the span fills all n directions mid-stream
         X = np.vstack([low_rank_stream(1, n=60, rank=5, T=40), ball_stream(2, n=60, T=80)])
     dense = cls(solver="dense", keep_history=True, **params).fit(X)
-    bulk = cls(solver="bulk", keep_history=True, **params).fit(X)
+    bulk = cls(solver=solver, keep_history=True, **params).fit(X)
     np.testing.assert_allclose(
         bulk.expected_losses_, dense.expected_losses_, rtol=1e-10, atol=1e-14
     )
@@ -585,3 +586,33 @@ def test_bulk_memory_follows_the_span():
     est = AdaptiveOnlinePCA(n_components=2).fit(X)
     assert est._B.shape == (200, 4) and est._R.shape == (4, 4)
     assert est.density_eigenvalues_.shape == (200,)
+
+
+def test_auto_solver_switches_to_secular_and_stays_exact():
+    """solver="auto": eigh while the span is small, the secular update from 64 dimensions on."""
+    X = np.vstack([low_rank_stream(6, n=70, rank=10, T=30), ball_stream(7, n=70, T=200)])
+    kw = dict(n_components=3, alpha=1e-4, keep_history=True)
+    auto = AdaptiveOnlinePCA(**kw).fit(X)
+    dense = AdaptiveOnlinePCA(solver="dense", **kw).fit(X)
+    assert auto._B.shape[1] == 70
+    np.testing.assert_allclose(auto.expected_losses_, dense.expected_losses_, rtol=1e-9)
+    np.testing.assert_allclose(auto.density_matrix_, dense.density_matrix_, atol=1e-12)
+    R = auto._R
+    assert np.max(np.abs(R.T @ R - np.eye(70))) < 1e-12
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solver", ["dense", "secular"])
+def test_long_stream_stays_orthonormal_and_exact(solver):
+    """10^4 rows: the periodic re-orthonormalisation keeps the basis orthonormal."""
+    rng = np.random.default_rng(27)
+    n = 70
+    X = rng.standard_normal((10_000, n)) * np.r_[np.ones(3), np.full(n - 3, 0.1)] / 4
+    est = AdaptiveOnlinePCA(n_components=3, solver=solver).fit(X)
+    U = est.density_eigenvectors_
+    assert np.max(np.abs(U.T @ U - np.eye(n))) < 1e-12
+    w = est.density_eigenvalues_
+    assert abs(w.sum() - 1) < 1e-12 and w.max() <= (1 + 1e-12) / (n - 3)
+    top = np.linalg.eigh(X.T @ X)[1][:, -3:]
+    P = est.components_.T @ est.components_
+    assert np.linalg.norm(P - top @ top.T) < 0.3  # it finds the stationary top-3 subspace

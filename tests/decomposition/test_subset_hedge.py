@@ -12,7 +12,7 @@ from skonline.utils.estimator_checks import check_online_estimator
 
 def textbook_alg1(L, k, eta, alpha):
     """Alg. 1 as printed (with errata E1, E2), float domain, Alg. 3 looped as in the paper."""
-    T, n = L.shape
+    _T, n = L.shape
     d = n - k
     w = np.full(n, 1 / n)
     losses = []
@@ -69,7 +69,7 @@ def test_per_interval_inequality_and_theorem1():
     def best(r, s):  # the n-k smallest cumulative losses on [r, s]
         return np.sort(prefix[s + 1] - prefix[r])[:d].sum()
 
-    grid = list(range(0, T, 5)) + [T - 1]
+    grid = [*range(0, T, 5), T - 1]
     for eta, alpha in [(1.0, 1e-4), (0.3, 1e-2)]:
         est = AdaptiveSubsetHedge(n_kept=k, learning_rate=eta, alpha=alpha, keep_history=True)
         A = np.r_[0.0, np.cumsum(est.fit(L).expected_losses_)]

@@ -101,7 +101,7 @@ def test_sphere_step_is_eq24():
 def test_sphere_finds_the_minimum_variance_direction():
     X = regime_stream(3, n=8, seg=300, n_seg=1)
     est = OnlineVarianceMinimizer(horizon=300).fit(X)
-    w, V = np.linalg.eigh(X.T @ X)
+    _w, V = np.linalg.eigh(X.T @ X)
     assert abs(est.direction_ @ V[:, 0]) > 0.99
     assert est.transform(X).shape == (300, 1)
     assert est.score(X) == pytest.approx(-np.mean((X @ est.direction_) ** 2))
@@ -150,7 +150,7 @@ def test_theorem5_explicit_bound_on_every_interval():
     eta, alpha = est.learning_rate_, est.alpha_
     assert eta == pytest.approx(np.sqrt(ell / T)) and alpha == pytest.approx(1 / (T + 1))
     A = np.r_[0.0, np.cumsum(est.losses_)]
-    grid = list(range(0, T, 5)) + [T - 1]
+    grid = [*range(0, T, 5), T - 1]
     B = interval_min_eigs(X, grid)
     regret = max(A[s + 1] - A[r] - B[r, s] for (r, s) in B)
     bound = (np.log(n / alpha) + T * np.log(1 / (1 - alpha))) / eta + eta * T / 2
@@ -168,7 +168,7 @@ def test_theorem4_bound_with_loss_bound():
     D = np.log(n * (1 + T)) + 1
     assert est.learning_rate_ == pytest.approx(np.log1p(np.sqrt(2 * D / L)))
     A = np.r_[0.0, np.cumsum(est.losses_)]
-    B = interval_min_eigs(X, list(range(0, T, 10)) + [T - 1])
+    B = interval_min_eigs(X, [*range(0, T, 10), T - 1])
     regret = max(A[s + 1] - A[r] - B[r, s] for (r, s) in B)
     assert regret <= np.sqrt(2 * L * D) + D
 
@@ -203,3 +203,13 @@ def test_sphere_weights_stay_floored_by_the_fixed_share():
     est = OnlineVarianceMinimizer(learning_rate=5.0, alpha=1e-3, eigenvalue_floor=0).fit(X * 3)
     assert est.weights_.min() >= 1e-3 / 6 * (1 - 1e-12)
     assert abs(np.exp(logsumexp(np.log(est.weights_))) - 1) < 1e-12
+
+
+def test_row_norm_options():
+    X = np.array([[2.0, 0, 0], [0, 0.5, 0]])
+    with pytest.raises(ValueError, match="norm"):
+        OnlineVarianceMinimizer(row_norm="error").fit(X)
+    clip = OnlineVarianceMinimizer(row_norm="clip", keep_history=True).fit(X)
+    none = OnlineVarianceMinimizer(row_norm="none", keep_history=True).fit(X)
+    assert clip.losses_[0] == pytest.approx(1 / 3)
+    assert none.losses_[0] == pytest.approx(4 / 3)

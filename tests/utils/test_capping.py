@@ -16,7 +16,7 @@ from skonline.utils._capping import (
     spectral_step,
     systematic_sample,
 )
-from skonline.utils._density import meg_eigen_step
+from skonline.utils._density import meg_eigen_step, rank_one_eigh
 
 
 def _capped_dirichlet(rng, n, d):
@@ -43,7 +43,7 @@ def test_cap_notebook_vector():
     out = cap(w, 8)
     expected = [0.125, 0.10090, 0.10650, 0.05325, 0.10650, 0.11618, 0.10650, 0.08916, 0.125, 0.071]
     np.testing.assert_allclose(out, expected, atol=5e-6)
-    p, corners = mixture_decomposition(out, 8)
+    p, _corners = mixture_decomposition(out, 8)
     assert len(p) == 7
 
 
@@ -258,5 +258,43 @@ def test_meg_step_matches_expm_logm():
     np.testing.assert_allclose((U * w) @ U.T, V, atol=1e-12)
     # the same through a full matrix G = UᵀCU
     C = np.outer(x, x)
-    U2, mu2 = meg_eigen_step(Q, np.log(lam), eta, G=Q.T @ C @ Q)
+    _U2, mu2 = meg_eigen_step(Q, np.log(lam), eta, G=Q.T @ C @ Q)
     np.testing.assert_allclose(mu2, mu, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rank_one_eigh_matches_eigh(seed):
+    """Secular solver: ties (deflated by reflections), zero components, huge spreads."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 60))
+    dv = np.abs(rng.standard_normal(n)) * 10 ** rng.uniform(0, 3)
+    dv[: n // 3] = dv[0]  # a tied eigenspace
+    if n > 4:
+        dv[3] = dv[2] * (1 + 1e-15)  # a near tie
+    z = rng.standard_normal(n)
+    z[rng.integers(n)] = 0.0
+    rho = 10 ** rng.uniform(-3, 1)
+    A = np.diag(dv) + rho * np.outer(z, z)
+    lam, Q = rank_one_eigh(dv, z, rho)
+    ref = np.linalg.eigvalsh(A)
+    scale = np.abs(ref).max()
+    np.testing.assert_allclose(lam, ref, atol=1e-13 * scale)
+    assert np.max(np.abs(Q.T @ Q - np.eye(n))) < 1e-12
+    assert np.max(np.abs(A @ Q - Q * lam)) < 1e-12 * scale
+
+
+def test_secular_meg_step_matches_eigh():
+    rng = np.random.default_rng(9)
+    n = 30
+    U = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    a = np.log(rng.dirichlet(np.ones(n)))
+    a[:10] = a[0]
+    z = rng.standard_normal(n) / 4
+    for eta in (0.7, -0.7):  # the incremental step and the cumulative (positive) update
+        U1, mu1 = meg_eigen_step(U, a, eta, z=z)
+        U2, mu2 = meg_eigen_step(U, a, eta, z=z, method="secular")
+        o1, o2 = np.argsort(mu1), np.argsort(mu2)
+        np.testing.assert_allclose(mu2[o2], mu1[o1], atol=1e-13)
+        W1 = (U1 * np.exp(mu1)) @ U1.T
+        W2 = (U2 * np.exp(mu2)) @ U2.T
+        np.testing.assert_allclose(W2, W1, atol=1e-13)
