@@ -117,7 +117,7 @@ def _solvers(cls):
     if "solver" not in est.get_params():
         return [None]
     constraint = type(est)._parameter_constraints["solver"][0]
-    return sorted(o for o in constraint.options if o != "auto")
+    return sorted(constraint.options)
 
 
 def online_pca_methods():
@@ -135,7 +135,7 @@ def online_pca_methods():
     out.append(("RandomizedOnlinePCA incremental", lambda: RandomizedOnlinePCA(n_components=2)))
     out.append(
         (
-            "RandomizedOnlinePCA cumulative",
+            "RandomizedOnlinePCA cumulative (auto)",
             lambda: RandomizedOnlinePCA(n_components=2, update="cumulative"),
         )
     )
