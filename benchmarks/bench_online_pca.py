@@ -132,7 +132,9 @@ def online_pca_methods():
                 lambda extra=extra: AdaptiveOnlinePCA(n_components=2, **extra),
             )
         )
-    out.append(("RandomizedOnlinePCA incremental", lambda: RandomizedOnlinePCA(n_components=2)))
+    out.append(
+        ("RandomizedOnlinePCA incremental (auto)", lambda: RandomizedOnlinePCA(n_components=2))
+    )
     out.append(
         (
             "RandomizedOnlinePCA cumulative (auto)",

@@ -68,9 +68,10 @@ def smoothing_spline_df(x, y, df=5.0, n_knots=40):
     uy = sums / counts[:, None]
     if ux.size <= max(int(np.ceil(df)), 3):  # too few distinct indices: least-squares line
         A = np.c_[np.ones_like(ux), ux]
-        coef, *_ = np.linalg.lstsq(A * np.sqrt(counts)[:, None], uy * np.sqrt(counts)[:, None],
-                                   rcond=None)
-        return (np.c_[np.ones_like(x), x] @ coef)
+        coef, *_ = np.linalg.lstsq(
+            A * np.sqrt(counts)[:, None], uy * np.sqrt(counts)[:, None], rcond=None
+        )
+        return np.c_[np.ones_like(x), x] @ coef
     spl, omega = _penalised_basis(ux, min(n_knots, ux.size - 2))
     B = spl(ux)
     BtWB = B.T @ (counts[:, None] * B)

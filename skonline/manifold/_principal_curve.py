@@ -174,12 +174,17 @@ def fan_sqdist(X, P, tips):
     U = tips - P
     yy = np.einsum("ij,ij->i", Y, Y)
     uu = np.einsum("ij,ij->i", U, U)
+    inv = np.divide(1.0, uu, out=np.zeros_like(uu), where=uu > 0.0)
     dots = Y @ U.T
-    safe = np.where(uu > 0.0, uu, 1.0)
-    tau = np.clip(dots / safe, 0.0, 1.0)
-    tau[:, uu == 0.0] = 0.0
-    out = yy[:, None] - tau * (2.0 * dots - tau * uu)
-    return np.maximum(out, 0.0)
+    tau = dots * inv
+    np.clip(tau, 0.0, 1.0, out=tau)
+    # yy - 2 tau dots + tau^2 uu, in place
+    dots *= -2.0
+    work = tau * uu
+    work += dots
+    work *= tau
+    work += yy[:, None]
+    return np.maximum(work, 0.0, out=work)
 
 
 def _family_delta(X, w, D, dcur, amin, xc_dist, center, lo, hi, ends, tips):
@@ -212,8 +217,64 @@ def _family_delta(X, w, D, dcur, amin, xc_dist, center, lo, hi, ends, tips):
     return (new - dcur[idx][:, None]).T @ w[idx]
 
 
-def score_local_candidates(X, w, D, dcur, amin, V, block, G, *, can_insert, can_delete, center,
-                           max_length=None):
+#: Entries of the (rows x grid points) distance arrays held at once per step.
+_FAN_BUDGET = 4_000_000
+
+
+def _fan_family_deltas(X, w, D, dcur, amin, xc_dist, center, V, G, families):
+    """``_family_delta`` for every move/insert family of a step, sharing the fans.
+
+    The segments ``[v_j, g]`` from one vertex serve up to four families (two
+    moves, two inserts), so each vertex's fan of distances is computed once
+    per chunk of rows. Rows that can change in no family are skipped (exact
+    pruning); returns one array over all of ``G`` per family.
+    """
+    if not families:
+        return []
+    m = G.shape[0]
+    used = sorted({j for f in families for j in f[4]})
+    lo_min = min(f[2] for f in families)
+    hi_max = max(f[3] for f in families)
+    pts = np.vstack([G, V[used]])
+    rho = float(np.sqrt(np.max(np.sum(np.square(pts - center), axis=1))))
+    removed_any = (amin >= lo_min) & (amin < hi_max)
+    idx = np.flatnonzero((w > 0.0) & (removed_any | (np.sqrt(dcur) > xc_dist - rho)))
+    totals = [np.zeros(m) for _ in families]
+    chunk = max(64, _FAN_BUDGET // max(1, m * len(used)))
+    for start in range(0, idx.size, chunk):
+        rows = idx[start : start + chunk]
+        Xr, dr, ar, wr = X[rows], dcur[rows], amin[rows], w[rows]
+        fans = {j: fan_sqdist(Xr, V[j], G) for j in used}
+        for out, (_, _, lo, hi, ends, _, _) in zip(totals, families, strict=True):
+            base = dr.copy()
+            moved = (ar >= lo) & (ar < hi)
+            if np.any(moved):
+                sub = D[rows[moved]].copy()
+                sub[:, lo:hi] = np.inf
+                base[moved] = sub.min(axis=1) if sub.shape[1] else np.inf
+            new = np.minimum(base[:, None], fans[ends[0]])
+            for j in ends[1:]:
+                np.minimum(new, fans[j], out=new)
+            new -= dr[:, None]
+            out += wr @ new
+    return totals
+
+
+def score_local_candidates(
+    X,
+    w,
+    D,
+    dcur,
+    amin,
+    V,
+    block,
+    G,
+    *,
+    can_insert,
+    can_delete,
+    center,
+    max_length=None,
+):
     """Generate and score the local candidates of one step (spec §3.6 step 8, 'single').
 
     Candidates, in generation order: keep; move ``v_l := g`` for ``l`` in the
@@ -245,9 +306,13 @@ def score_local_candidates(X, w, D, dcur, amin, V, block, G, *, can_insert, can_
     xc_dist = np.sqrt(np.sum(np.square(X - center), axis=1))
     seg_len = np.sqrt(np.sum(np.square(np.diff(V, axis=0)), axis=1))
     total_len = float(seg_len.sum())
-    kinds, poss, gids, dls, ks = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [
-        np.full(1, -1, np.int64)
-    ], [np.zeros(1)], [np.full(1, k, np.int64)]
+    kinds, poss, gids, dls, ks = (
+        [np.zeros(1, np.int64)],
+        [np.zeros(1, np.int64)],
+        [np.full(1, -1, np.int64)],
+        [np.zeros(1)],
+        [np.full(1, k, np.int64)],
+    )
 
     def valid_tips(ends, lo, hi, exclude=()):
         ok = np.ones(G.shape[0], dtype=bool)
@@ -274,23 +339,21 @@ def score_local_candidates(X, w, D, dcur, amin, V, block, G, *, can_insert, can_
         moves = list(range(first, last + 1))
         inserts = list(range(first, last + 2))
         deletes = moves
+    families = []  # (kind, pos, lo, hi, end vertex indices, excluded vertex, segments)
     for l in moves:
-        ends = ([V[l - 1]] if l > 0 else []) + ([V[l + 1]] if l < k else [])
-        lo, hi = max(l - 1, 0), min(l + 1, k)
-        ok = valid_tips(ends, lo, hi, exclude=(V[l],))
-        gidx = np.flatnonzero(ok)
-        if gidx.size:
-            dl = _family_delta(X, w, D, dcur, amin, xc_dist, center, lo, hi, ends, G[gidx])
-            add(1, l, gidx, dl, k)
+        ends = ([l - 1] if l > 0 else []) + ([l + 1] if l < k else [])
+        families.append((1, l, max(l - 1, 0), min(l + 1, k), ends, l, k))
     if can_insert:
         for q in inserts:
-            ends = ([V[q - 1]] if q > 0 else []) + ([V[q]] if q <= k else [])
-            lo, hi = (q - 1, q) if 1 <= q <= k else (q if q == 0 else k, q if q == 0 else k)
-            ok = valid_tips(ends, lo, hi)
-            gidx = np.flatnonzero(ok)
-            if gidx.size:
-                dl = _family_delta(X, w, D, dcur, amin, xc_dist, center, lo, hi, ends, G[gidx])
-                add(2, q, gidx, dl, k + 1)
+            ends = ([q - 1] if q > 0 else []) + ([q] if q <= k else [])
+            lo, hi = (q - 1, q) if 1 <= q <= k else ((0, 0) if q == 0 else (k, k))
+            families.append((2, q, lo, hi, ends, None, k + 1))
+    totals = _fan_family_deltas(X, w, D, dcur, amin, xc_dist, center, V, G, families)
+    for (kind, pos, lo, hi, ends, excl, n_seg), dl in zip(families, totals, strict=True):
+        ok = valid_tips([V[j] for j in ends], lo, hi, exclude=() if excl is None else (V[excl],))
+        gidx = np.flatnonzero(ok)
+        if gidx.size:
+            add(kind, pos, gidx, dl[gidx], n_seg)
     if can_delete:
         for l in deletes:
             lo, hi = max(l - 1, 0), min(l + 1, k)
@@ -407,8 +470,11 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         build the initial curve (1.0 with a warning when they coincide). Pass
         it explicitly when the start of the stream is not representative.
     radius : float, default=None
-        The paper's ``R``: vertices stay in the ball ``B(0, sqrt(d) R)``.
-        ``None``: ``R_t = max ||x|| / sqrt(d)`` over the rows seen so far.
+        The paper's ``R``: grid points stay in the ball ``B(0, sqrt(d) R)``,
+        and ``c0 = d (2R + δ)²`` bounds the loss (bandit mode and
+        ``"theory"`` settings use it). ``None``: ``R_t = max ||x|| / sqrt(d)``
+        over the rows seen so far; a float is used as long as the data stay
+        inside its ball (``max(radius, R_t)``).
     max_length : float, default=None
         Hard cap on the length of the curve (the paper's ``L``); ``None``: no cap.
     init_size : int, default=2
@@ -689,7 +755,7 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
             new_cap = 2 * cap
             for name in ("_X", "_D", "_T", "_dcur", "_amin", "_explored"):
                 old = getattr(self, name)
-                arr = np.zeros((new_cap,) + old.shape[1:], dtype=old.dtype)
+                arr = np.zeros((new_cap, *old.shape[1:]), dtype=old.dtype)
                 arr[:cap] = old
                 setattr(self, name, arr)
             cap = new_cap
@@ -810,9 +876,12 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         rad = max(point_set_diameter(members), math.sqrt(d) * delta)
         # 6. local lattice grid
         ball = math.sqrt(d) * self._radius()
-        G = local_grid(
-            center, rad, delta, ball, [center, Xm[anchor]], self.max_grid_points, self._rng
-        ) * delta
+        G = (
+            local_grid(
+                center, rad, delta, ball, [center, Xm[anchor]], self.max_grid_points, self._rng
+            )
+            * delta
+        )
         # 7. block of vertices inside the local ball, around a or a + 1
         inside = np.sum(np.square(V - center), axis=1) <= rad * rad
         if inside[a] or inside[a + 1]:
@@ -1043,7 +1112,9 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         self._check_fitted()
         S = check_array(X, dtype=[np.float64, np.float32])
         if S.shape[1] != 1:
-            raise ValueError(f"inverse_transform expects one column of arc lengths; got {S.shape[1]}.")
+            raise ValueError(
+                f"inverse_transform expects one column of arc lengths; got {S.shape[1]}."
+            )
         V = self._V[: self._k + 1]
         out = point_at_arc_length(V, np.asarray(S[:, 0], dtype=np.float64))
         return out.astype(S.dtype, copy=False)

@@ -130,7 +130,8 @@ class TextbookSLPC:
             for g in G:
                 if np.array_equal(g, V[l]):
                     continue
-                if l > 0 and np.array_equal(g, V[l - 1]) or l < k and np.array_equal(g, V[l + 1]):
+                left = l > 0 and np.array_equal(g, V[l - 1])
+                if left or (l < k and np.array_equal(g, V[l + 1])):
                     continue
                 W = V.copy()
                 W[l] = g
@@ -138,7 +139,8 @@ class TextbookSLPC:
         if k < self.p:
             for q in inserts:
                 for g in G:
-                    if q > 0 and np.array_equal(g, V[q - 1]) or q <= k and np.array_equal(g, V[q]):
+                    left = q > 0 and np.array_equal(g, V[q - 1])
+                    if left or (q <= k and np.array_equal(g, V[q])):
                         continue
                     cands.append(np.insert(V, q, g, axis=0))
         if k > 1:
@@ -148,13 +150,13 @@ class TextbookSLPC:
                 cands.append(np.delete(V, l, axis=0))
         z = self.rng.exponential(size=len(cands))
         obj = np.array(
-            [brute_loss(W, X).sum() + lam * (self.pen * (W.shape[0] - 1) - zz) for W, zz in
-             zip(cands, z, strict=True)]
+            [
+                brute_loss(W, X).sum() + lam * (self.pen * (W.shape[0] - 1) - zz)
+                for W, zz in zip(cands, z, strict=True)
+            ]
         )
         best = obj.min()
-        order = sorted(
-            np.flatnonzero(obj == best), key=lambda i: (cands[i].shape[0], i != 0, i)
-        )
+        order = sorted(np.flatnonzero(obj == best), key=lambda i: (cands[i].shape[0], i != 0, i))
         self.V = cands[order[0]]
         self.curves.append(self.V.copy())
 
@@ -169,7 +171,10 @@ def test_fast_step_matches_textbook_transcription(seed, epsilon, sort):
         X = X[np.argsort(X[:, 0])]
     ref = TextbookSLPC(0.1, epsilon=epsilon, max_grid=30, seed=seed)
     est = SequentialPrincipalCurve(
-        lattice_spacing=0.1, epsilon=epsilon, max_grid_points=30, random_state=seed,
+        lattice_spacing=0.1,
+        epsilon=epsilon,
+        max_grid_points=30,
+        random_state=seed,
         keep_history=True,
     )
     for t, x in enumerate(X):
@@ -207,8 +212,11 @@ def test_locality_one_vertex_per_row(reward_estimator):
     """Paper Fig. 9: a new point changes at most one vertex (moved, inserted or deleted)."""
     X = cubic_stream(120, seed=4)
     est = SequentialPrincipalCurve(
-        lattice_spacing=0.1, random_state=1, reward_estimator=reward_estimator,
-        max_grid_points=80, epsilon=0.2,
+        lattice_spacing=0.1,
+        random_state=1,
+        reward_estimator=reward_estimator,
+        max_grid_points=80,
+        epsilon=0.2,
     )
     est.partial_fit(X[:2])
     prev = est.vertices_
@@ -225,7 +233,8 @@ def test_locality_one_vertex_per_row(reward_estimator):
         else:
             longer, shorter = (cur, prev) if kc > kp else (prev, cur)
             assert any(
-                np.array_equal(np.delete(longer, i, axis=0), shorter) for i in range(longer.shape[0])
+                np.array_equal(np.delete(longer, i, axis=0), shorter)
+                for i in range(longer.shape[0])
             )
             changes += 1
         prev = cur
@@ -260,16 +269,19 @@ def test_transform_project_inverse_consistent_for_new_points():
     # distances agree with the brute-force definition
     np.testing.assert_allclose(-est.score_samples(new), brute_loss(est.vertices_, new), rtol=1e-9)
     assert est.score(new) == pytest.approx(-brute_loss(est.vertices_, new).mean())
-    np.testing.assert_allclose(np.sum((new - P) ** 2, axis=1), brute_loss(est.vertices_, new),
-                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        np.sum((new - P) ** 2, axis=1), brute_loss(est.vertices_, new), rtol=1e-9, atol=1e-12
+    )
     # arc lengths at the vertices, inverse_transform of the vertex arc lengths
-    np.testing.assert_allclose(est.inverse_transform(est.arc_lengths_[:, None]), est.vertices_,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        est.inverse_transform(est.arc_lengths_[:, None]), est.vertices_, atol=1e-12
+    )
     assert est.length_ == pytest.approx(est.segment_lengths_.sum())
     assert est.vertices_.shape == (est.n_segments_ + 1, 2)
     # clipping beyond the ends
-    np.testing.assert_allclose(est.inverse_transform([[-5.0], [1e9]]),
-                               est.vertices_[[0, -1]], atol=1e-12)
+    np.testing.assert_allclose(
+        est.inverse_transform([[-5.0], [1e9]]), est.vertices_[[0, -1]], atol=1e-12
+    )
 
 
 def test_projection_index_takes_largest_arc_length_on_ties():
@@ -398,8 +410,7 @@ def test_fan_sqdist_matches_definition():
     tips = np.vstack([rng.standard_normal((5, 3)), P])  # last tip: zero-length segment
     D = fan_sqdist(X, P, tips)
     for j, g in enumerate(tips):
-        np.testing.assert_allclose(D[:, j], brute_loss(np.vstack([P, g]), X), rtol=1e-9,
-                                   atol=1e-12)
+        np.testing.assert_allclose(D[:, j], brute_loss(np.vstack([P, g]), X), rtol=1e-9, atol=1e-12)
 
 
 def test_local_grid_enumeration_and_sampling():
@@ -441,3 +452,35 @@ def test_theory_constants_match_the_spec_table():
     c = theory_constants(2, 20, 0.1, 8.337, 0.01 * 20 * math.sqrt(2) * 8.337)
     assert c["c0"] == pytest.approx(562.7, rel=1e-3)
     assert c["C"] == pytest.approx(343.8, rel=2e-3)
+
+
+def test_bandit_demotion_bookkeeping():
+    """Exploitation rounds demote the chosen curve by alpha - (c0 - loss) / P (spec §3.6)."""
+    X = cubic_stream(60, seed=15)
+    est = SequentialPrincipalCurve(
+        lattice_spacing=0.1,
+        reward_estimator="bandit",
+        epsilon=0.0,
+        beta=0.05,
+        random_state=3,
+        max_grid_points=50,
+        keep_history=True,
+    )
+    est.partial_fit(X[:3])  # init + the first (always explored) row
+    assert est._explored[2] and not est._explored[:2].any()
+    checked = 0
+    for x in X[3:]:
+        pending = est._pending
+        before = dict(est._demotion)
+        est.partial_fit(x[None])
+        assert not est._explored[est._n_mem - 1]  # epsilon = 0: no exploration after the first
+        key, prob = pending
+        loss = est.loss_history_[-1]
+        assert 0.0 <= prob <= 1.0
+        if prob > est.beta:
+            expected = before.get(key, 0.0) + est.c0_ / est.beta - (est.c0_ - loss) / prob
+            assert est._demotion[key] == pytest.approx(expected, rel=1e-12)
+            checked += 1
+        else:
+            assert est._demotion.get(key, 0.0) == before.get(key, 0.0)
+    assert checked > 0

@@ -20,7 +20,7 @@ D, DELTA, R = 2, 1.0, 2.0
 
 
 def lattice_ball(d=D, delta=DELTA, radius=R):
-    r = int(math.floor(math.sqrt(d) * radius / delta))
+    r = math.floor(math.sqrt(d) * radius / delta)
     pts = np.array(list(itertools.product(range(-r, r + 1), repeat=d)), dtype=float) * delta
     return pts[np.sum(pts**2, axis=1) <= d * radius**2 + 1e-12]
 
