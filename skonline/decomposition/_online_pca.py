@@ -312,7 +312,11 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
     def _init_extra(self, X):
         """Subclass state (the mean, the resolved tuning)."""
 
+    def _refresh_rates(self):
+        """Take numeric rates set (``set_params``) since the last call; "auto" stays resolved."""
+
     def _update(self, X, y):
+        self._refresh_rates()
         n = X.shape[1]
         d = n - self.n_components_
         floor = float(self.eigenvalue_floor)
@@ -891,7 +895,9 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
 
     horizon : int, default=None
         ``T`` for the ``"auto"`` settings. ``None``: ``fit`` uses the number of
-        rows; ``partial_fit`` with an ``"auto"`` setting then raises.
+        rows; ``partial_fit`` with an ``"auto"`` setting then raises. The
+        ``"auto"`` values are resolved once, at the first call; a number set
+        with ``set_params`` between calls applies from the next call.
 
     loss_bound : float, default=None
         ``L`` for ``learning_rate="auto"``: an upper bound on the best
@@ -968,26 +974,37 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         self.solver = solver
         self.random_state = random_state
 
+    _private_state = (*_BaseOnlinePCA._private_state, "_tuned")
+
     def _uses_auto(self):
         return self.learning_rate == "auto" or self.alpha == "auto"
 
     def _validate_extra(self, X, first_call, from_fit):
-        if first_call and not from_fit and self._uses_auto() and self.horizon is None:
+        unresolved = not from_fit if first_call else self._tuned is None
+        if unresolved and self._uses_auto() and self.horizon is None:
             raise ValueError(
                 "learning_rate='auto' or alpha='auto' needs the horizon T with "
                 "partial_fit; pass horizon=..."
             )
 
     def _init_extra(self, X):
-        n, k = X.shape[1], int(self.n_components)
-        eta, alpha = self.learning_rate, self.alpha
-        if self._uses_auto():
+        self._tuned = None
+        if self._uses_auto():  # resolved once, from horizon (fit: the number of rows)
             T = self.horizon if self.horizon is not None else X.shape[0]
-            eta_t, alpha_t = theory_adaptive_parameters(n, k, T, self.loss_bound)
-            eta = eta_t if eta == "auto" else eta
-            alpha = alpha_t if alpha == "auto" else alpha
-        self.learning_rate_ = float(eta)
-        self.alpha_ = float(alpha)
+            self._tuned = theory_adaptive_parameters(
+                X.shape[1], self.n_components_, T, self.loss_bound
+            )
+        self._refresh_rates()
+
+    def _refresh_rates(self):
+        if self._uses_auto() and self._tuned is None:  # "auto" set after the first call
+            n = self.n_features_in_
+            self._tuned = theory_adaptive_parameters(
+                n, self.n_components_, self.horizon, self.loss_bound
+            )
+        eta, alpha = self.learning_rate, self.alpha
+        self.learning_rate_ = float(self._tuned[0] if eta == "auto" else eta)
+        self.alpha_ = float(self._tuned[1] if alpha == "auto" else alpha)
 
     def _share_before_cap(self):
         return self.alpha_
@@ -1040,6 +1057,8 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
 
     loss_budget : float, default=None
         ``L`` for ``"auto"``: an upper bound on the best subspace's total loss.
+        The learning rate is read again at every call (``set_params`` between
+        calls applies from the next row).
 
     update : {{"incremental", "cumulative"}}, default="incremental"
         Alg. 5 or Alg. 6 (see above). They coincide while no eigenvalue is capped.
@@ -1194,9 +1213,12 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
             self.mean_ = np.zeros(n)
         else:
             self.mean_ = np.asarray(self.initial_mean, dtype=np.float64).reshape(n).copy()
+        self._refresh_rates()
+
+    def _refresh_rates(self):
         if self.learning_rate == "auto":
             self.learning_rate_ = theory_static_learning_rate(
-                n, int(self.n_components), self.loss_budget
+                self.n_features_in_, self.n_components_, self.loss_budget
             )
         else:
             self.learning_rate_ = float(self.learning_rate)

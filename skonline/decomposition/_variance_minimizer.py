@@ -18,7 +18,7 @@ from scipy.special import logsumexp
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.extmath import safe_sparse_dot
 
-from ..base import OnlineEstimator
+from ..base import OnlineEstimator, check_finite_magnitude
 from ..utils._capping import log_fixed_share, log_normalize, spectral_step
 from ..utils._density import meg_eigen_step, sign_fixed
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
@@ -94,7 +94,9 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         (``j = 0, 1, ...``). The state is kept across re-tunings: the fixed
         share keeps every weight ``>= alpha/n``, which is all the
         per-interval bound needs at an interval's start, so every interval
-        inside one doubling epoch keeps its epoch's guarantee.
+        inside one doubling epoch keeps its epoch's guarantee. The rates
+        (numbers or ``"auto"``) are read again at every call, so
+        ``set_params`` between calls applies from the next step.
 
     loss_bound : float, default=None
         ``L`` for the ``"auto"`` learning rate (sphere: switches Theorem 5
@@ -230,6 +232,8 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise ValueError("eigenvalue_floor must be below 1/n_features.")
 
     def _validate_covariances(self, C):
+        if np.iscomplexobj(C):
+            raise ValueError("C must be real; complex data are not supported.")
         C = np.asarray(C, dtype=np.float64)
         if C.ndim == 2:
             C = C[None]
@@ -237,6 +241,7 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise ValueError(f"C must have shape (n, n) or (m, n, n); got {np.shape(C)}.")
         if not np.all(np.isfinite(C)):
             raise ValueError("C contains NaN or infinity.")
+        check_finite_magnitude(C, name="C")
         n = C.shape[1]
         if self._is_initialized():
             if n != self.n_features_in_:
@@ -312,6 +317,7 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return loss
 
     def _run(self, rows=None, covs=None):
+        self._tune(self.n_steps_ + 1)  # rates set (set_params) since the last call apply now
         losses = []
         cum = self.cumulative_loss_
         if rows is not None:

@@ -89,6 +89,9 @@ def rank_one_eigh(dv, z, rho, U=None):
         uJ = u[J]
         nJ = float(np.sqrt(uJ @ uJ))
         rJ = r * nJ * nJ
+        if rJ <= 0:  # every component deflated: the update is below rounding
+            srt = np.argsort(lam, kind="stable")
+            return lam[srt], Qs[:, srt]
         uJ = uJ / nJ
         D = np.sqrt(ds[J])
         m = J.size

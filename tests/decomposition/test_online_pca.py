@@ -476,6 +476,31 @@ def test_errors():
         est.partial_fit(X)
 
 
+def test_rates_set_mid_stream_take_effect():
+    """Numeric rates set between calls apply from the next row; "auto" stays as resolved."""
+    X = switching_stream(28, n=6, seg=20)
+    kw = dict(n_components=2, keep_history=True)
+    est = AdaptiveOnlinePCA(**kw).fit(X[:30])
+    est.set_params(learning_rate=3.0, alpha=0.1).partial_fit(X[30:])
+    assert (est.learning_rate_, est.alpha_) == (3.0, 0.1)
+    same = AdaptiveOnlinePCA(**kw).fit(X)
+    assert not np.allclose(est.expected_losses_[31:], same.expected_losses_[31:], rtol=1e-6)
+    np.testing.assert_array_equal(est.expected_losses_[:31], same.expected_losses_[:31])
+    r = RandomizedOnlinePCA(**kw).fit(X[:30])
+    assert r.set_params(learning_rate=0.3).partial_fit(X[30:]).learning_rate_ == 0.3
+    # "auto" is resolved once (from the horizon at the first call)
+    auto = AdaptiveOnlinePCA(alpha="auto", horizon=60, **kw).partial_fit(X[:30])
+    alpha = auto.alpha_
+    assert auto.set_params(horizon=1000).partial_fit(X[30:]).alpha_ == alpha
+    # switching to "auto" mid-stream needs a horizon; the failed call changes nothing
+    est = AdaptiveOnlinePCA(**kw).partial_fit(X[:30]).set_params(alpha="auto")
+    before = pickle.dumps(est)
+    with pytest.raises(ValueError, match="horizon"):
+        est.partial_fit(X[30:])
+    assert pickle.dumps(est) == before
+    assert est.set_params(horizon=60).partial_fit(X[30:]).alpha_ == pytest.approx(1 / (60 * 4 + 1))
+
+
 def test_auto_tuning():
     X = switching_stream(23, seg=50)
     est = AdaptiveOnlinePCA(n_components=2, learning_rate="auto", alpha="auto").fit(X)
@@ -599,6 +624,20 @@ def test_auto_solver_switches_to_secular_and_stays_exact():
     np.testing.assert_allclose(auto.density_matrix_, dense.density_matrix_, atol=1e-12)
     R = auto._R
     assert np.max(np.abs(R.T @ R - np.eye(70))) < 1e-12
+
+
+@pytest.mark.parametrize("solver", ["secular", "auto"])
+def test_secular_update_below_rounding(solver):
+    """Rows so small that every component of the rank-one update deflates (the update is
+    below rounding), zero rows, then normal rows again: still the dense result."""
+    X = ball_stream(29, n=70, T=90) * 0.5
+    X = np.vstack([X, 1e-9 * X[:4], 1e-13 * X[:4], np.zeros((2, 70)), X[:4]])
+    kw = dict(n_components=3, alpha=0.0, eigenvalue_floor=0.0, learning_rate=5.0)
+    dense = AdaptiveOnlinePCA(solver="dense", keep_history=True, **kw).fit(X)
+    est = AdaptiveOnlinePCA(solver=solver, keep_history=True, **kw).fit(X)
+    assert est._B.shape[1] == 70  # the secular update is in use (auto: span >= 64)
+    np.testing.assert_allclose(est.expected_losses_, dense.expected_losses_, rtol=1e-9, atol=1e-30)
+    np.testing.assert_allclose(est.density_matrix_, dense.density_matrix_, atol=1e-12)
 
 
 @pytest.mark.slow

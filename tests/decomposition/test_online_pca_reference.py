@@ -144,9 +144,10 @@ def test_textbook_cap_is_the_papers_vectors():
     np.testing.assert_allclose(textbook_cap([0.5, 0.3, 0.1, 0.1], 3), [1 / 3, 1 / 3, 1 / 6, 1 / 6])
 
 
+@pytest.mark.parametrize("solver", ["dense", "bulk", "secular"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize(("k", "eta", "alpha"), [(2, 1.0, 1e-5), (1, 3.0, 0.05), (3, 0.5, 0.2)])
-def test_adaptive_pca_matches_textbook(seed, k, eta, alpha):
+def test_adaptive_pca_matches_textbook(seed, k, eta, alpha, solver):
     X = _stream(seed=seed)
     losses, W = textbook_adaptive_pca(X, k, eta, alpha)
     est = AdaptiveOnlinePCA(
@@ -156,15 +157,24 @@ def test_adaptive_pca_matches_textbook(seed, k, eta, alpha):
         eigenvalue_floor=0.0,
         keep_history=True,
         row_norm="none",
+        solver=solver,
     ).fit(X)
     _assert_matches(est, losses, W)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize(
-    ("mixing", "alpha"), [(None, 0.0), ("uniform", 0.01), ("past", 0.01), ("past", 0.2)]
+    ("mixing", "alpha", "solver"),
+    [
+        (None, 0.0, "dense"),
+        (None, 0.0, "secular"),
+        ("uniform", 0.01, "dense"),
+        ("uniform", 0.01, "bulk"),
+        ("past", 0.01, "dense"),
+        ("past", 0.2, "dense"),
+    ],
 )
-def test_incremental_pca_matches_textbook(seed, mixing, alpha):
+def test_incremental_pca_matches_textbook(seed, mixing, alpha, solver):
     X = _stream(seed=seed)
     losses, W = textbook_incremental_pca(X, 2, 1.0, mixing=mixing, alpha=alpha)
     est = RandomizedOnlinePCA(
@@ -176,13 +186,15 @@ def test_incremental_pca_matches_textbook(seed, mixing, alpha):
         eigenvalue_floor=0.0,
         keep_history=True,
         row_norm="none",
+        solver=solver,
     ).fit(X)
     _assert_matches(est, losses, W)
 
 
+@pytest.mark.parametrize("solver", ["dense", "secular"])
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize(("center", "mean_prior"), [(False, 0.0), (True, 0.0), (True, 3.0)])
-def test_cumulative_pca_matches_textbook(seed, center, mean_prior):
+def test_cumulative_pca_matches_textbook(seed, center, mean_prior, solver):
     X = _stream(seed=seed) + (0.3 if center else 0.0)  # an offset the centered variant learns
     losses, W, m = textbook_cumulative_pca(X, 2, 0.7, center=center, mean_prior=mean_prior)
     est = RandomizedOnlinePCA(
@@ -194,6 +206,7 @@ def test_cumulative_pca_matches_textbook(seed, center, mean_prior):
         eigenvalue_floor=0.0,
         keep_history=True,
         row_norm="none",
+        solver=solver,
     ).fit(X)
     _assert_matches(est, losses, W)
     if center:

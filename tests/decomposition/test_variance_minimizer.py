@@ -134,6 +134,8 @@ def test_covariance_validation_keeps_state():
         -np.eye(4),
         np.full((4, 4), np.nan),
         np.zeros((0, 4, 4)),
+        np.eye(4) * (0.5 + 0.1j),
+        np.eye(4) * 1e300,
     ]
     for C in bad:
         with pytest.raises(ValueError):
@@ -203,6 +205,16 @@ def test_sphere_weights_stay_floored_by_the_fixed_share():
     est = OnlineVarianceMinimizer(learning_rate=5.0, alpha=1e-3, eigenvalue_floor=0).fit(X * 3)
     assert est.weights_.min() >= 1e-3 / 6 * (1 - 1e-12)
     assert abs(np.exp(logsumexp(np.log(est.weights_))) - 1) < 1e-12
+
+
+def test_rates_set_mid_stream_take_effect():
+    X = regime_stream(10, n=5, seg=20, n_seg=2)
+    est = OnlineVarianceMinimizer(learning_rate=0.5, alpha=0.01, horizon=40).fit(X[:20])
+    est.set_params(learning_rate=0.9, alpha=0.2).partial_fit(X[20:])
+    assert (est.learning_rate_, est.alpha_) == (0.9, 0.2)
+    auto = OnlineVarianceMinimizer(horizon=40).fit(X[:20])
+    auto.set_params(horizon=10).partial_fit(X[20:])  # "auto" follows the current settings
+    assert auto.learning_rate_ == pytest.approx(theory_variance_parameters("sphere", 5, 10)[0])
 
 
 def test_row_norm_options():

@@ -114,6 +114,25 @@ def test_log_cap_survives_underflow():
     np.testing.assert_allclose(np.diff(out[2:]), [-1.0, -1.0], atol=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_log_cap_with_counts_is_the_expanded_cap(seed):
+    """An entry with count c stands for c tied weights (the bulk eigenvalue of the low-rank
+    solvers), wherever it falls: capped, in the rescaled tail, or both kinds present."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(3, 9))
+    counts = rng.integers(1, 6, m).astype(float)
+    counts[rng.integers(m)] = 1.0
+    w = rng.dirichlet(np.full(m, 0.4)) + 1e-4
+    w[0] = w.max() * 2  # a single entry far above the rest: it is capped
+    expanded = np.repeat(w, counts.astype(int))
+    expanded /= expanded.sum()
+    n = expanded.size
+    d = int(rng.integers(2, n))
+    out = np.exp(log_cap(np.log(w), d, counts=counts))
+    np.testing.assert_allclose(np.repeat(out, counts.astype(int)), cap(expanded, d), rtol=1e-12)
+    assert abs(out @ counts - 1) < 1e-12
+
+
 def test_log_cap_needs_enough_positive_weights():
     with np.errstate(divide="ignore"):
         a = np.log(np.array([0.5, 0.5, 0.0, 0.0]))
@@ -281,6 +300,32 @@ def test_rank_one_eigh_matches_eigh(seed):
     np.testing.assert_allclose(lam, ref, atol=1e-13 * scale)
     assert np.max(np.abs(Q.T @ Q - np.eye(n))) < 1e-12
     assert np.max(np.abs(A @ Q - Q * lam)) < 1e-12 * scale
+
+
+@pytest.mark.parametrize("kind", ["graded z", "clustered", "all deflated"])
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_one_eigh_hard_cases(kind, seed):
+    """Components of z near the deflation threshold, clusters of diagonal entries a few ulps
+    to 1e-10 apart, and an update below rounding (every component deflated)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(10, 120))
+    dv = np.sort(rng.standard_normal(n)) * 10 ** rng.uniform(-1, 2)
+    z = rng.standard_normal(n)
+    rho = 10 ** rng.uniform(-3, 1)
+    if kind == "graded z":
+        z *= 10 ** rng.uniform(-15, 0, n)
+    elif kind == "clustered":
+        base = rng.standard_normal(n // 8 + 1)
+        dv = np.sort(np.resize(np.repeat(base, 8), n) * (1 + rng.standard_normal(n) * 1e-13))
+    else:
+        rho = 1e-20
+    A = np.diag(dv) + rho * np.outer(z, z)
+    lam, Q = rank_one_eigh(dv, z, rho)  # RuntimeWarnings are errors in the test suite
+    ref = np.linalg.eigvalsh(A)
+    scale = np.abs(ref).max()
+    np.testing.assert_allclose(lam, ref, atol=1e-13 * scale)
+    assert np.max(np.abs(Q.T @ Q - np.eye(n))) < 1e-11
+    assert np.max(np.abs(A @ Q - Q * lam)) < 1e-11 * scale
 
 
 def test_secular_meg_step_matches_eigh():
