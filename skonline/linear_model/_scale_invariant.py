@@ -642,14 +642,24 @@ class _BaseScaleInvariant(OnlineEstimator):
         common = {"alpha": float(self.alpha), "loss": self._kernel_loss(), "epsilon": self._eps()}
         T = self._targets(y)
         if self.variant == "full":
-            state, predictions = full_pass(
-                self._si_state,
-                self._augment(X),
-                T,
-                sample_weight,
-                rank_tol=float(self.rank_tol),
-                **common,
-            )
+            try:
+                state, predictions = full_pass(
+                    self._si_state,
+                    self._augment(X),
+                    T,
+                    sample_weight,
+                    rank_tol=float(self.rank_tol),
+                    **common,
+                )
+            except FloatingPointError as err:
+                if self.n_iter_ == 0:  # the first batch of a stream: stay unfitted
+                    self._reset()
+                raise FloatingPointError(
+                    f"variant='full' cannot process this batch: {err} This happens when the "
+                    "rows' norms span many orders of magnitude (about 1e±5 and beyond). The "
+                    "batch was not applied and the estimator is as it was before the call; "
+                    "variant='coordinate' has no such limit."
+                ) from err
         elif self.center:
             state, predictions = coordinate_centered_pass(
                 self._si_state,
@@ -832,10 +842,10 @@ def _has_proba(estimator):
 class ScaleInvariantClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseScaleInvariant):
     __doc__ = f"""Scale-invariant online linear classifier with no learning rate.
 
-    Kotłowski (2017): Algorithm 1 (``variant="coordinate"``) or Algorithm 2
-    (``variant="full"``) on the logistic or hinge loss; binary, or
-    multiclass one-vs-rest with the feature statistics shared by the
-    classes. Predictions do not change when the features are rescaled
+    Kotłowski (2017): Algorithm 1 (``variant="coordinate"``, eq. 5) or
+    Algorithm 2 (``variant="full"``, eq. 7) on the logistic or hinge loss;
+    binary, or multiclass one-vs-rest with the feature statistics shared by
+    the classes. Predictions do not change when the features are rescaled
     (``"coordinate"``) or transformed by any invertible affine map
     (``"full"`` with an intercept), so no ``StandardScaler`` is needed in
     front, even on a stream whose scale is unknown in advance.
@@ -846,21 +856,24 @@ class ScaleInvariantClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseScal
     ``S = Σ x xᵀ``); memory ``O(K · n_features)`` and
     ``O(n_features² + K · n_features)``, constant in the number of rows.
 
-    Guarantees, for every comparator ``u`` and every sequence, ``α > 9/8``,
-    ``κ(α) = exp(1/(2(α − 9/8)))`` (per output; ``s_i² = Σ_t x_{{t,i}}²``,
-    ``S = Σ_t x_t x_tᵀ``, ``Γ_T = Σ_t g_t² x_tᵀS_t⁺x_t``):
+    Guarantees, for every comparator ``u`` and every sequence (per output;
+    ``s_i² = Σ_t x_{{t,i}}²``, ``S = Σ_t x_t x_tᵀ``, ``Γ_T = Σ_t g_t² x_tᵀS_t⁺x_t``):
 
-        coordinate (Thm 3.4):
+        coordinate (Thm 3.4, ``α > 9/8``, ``κ(α) = exp(1/(2(α − 9/8)))``):
         ``regret_T(u) ≤ Σ_i |u_i| s_i sqrt(α log(1 + α d² T² u_i² s_i²)) + κ(α)(1 + log T)``
 
-        full (Thm 4.5, corrected):
+        full (Thm 4.5, corrected, ``α ≥ 9/8``):
         ``regret_T(u) ≤ ‖u‖_S sqrt(α log(1 + α‖u‖_S²) + Γ_T) + 1``
 
-    Corrected errata: Γ inside the ``1/(2α)`` of Algorithm 2's potential,
-    ``g_t²`` in ``Γ_T`` and ``+ Γ_T`` (not ``log(α) Γ_T``) in Theorem 4.5.
+    Corrected errata: Γ inside the ``1/(2α)`` of Algorithm 2's potential
+    and ``+ψ_T`` in Lemma 4.3, ``g_t²`` in ``Γ_T`` and ``+ Γ_T`` (not
+    ``log(α) Γ_T``) in Theorem 4.5.
     The full variant divides each feature by a power of two fixed at its
     first non-zero value (exact, invisible in the predictions) so that the
-    pseudo-inverse stays accurate on badly scaled data.
+    pseudo-inverse stays accurate on badly scaled data. Rows whose norms
+    span many orders of magnitude (about ``1e±5`` and beyond) still make
+    ``S`` too ill-conditioned for float64: the full variant then raises
+    ``FloatingPointError`` and leaves the estimator unchanged.
 
     ``coef_`` and ``intercept_`` are the linearisation at ``x = 0`` of the
     next trial's prediction (the online prediction also depends on the row

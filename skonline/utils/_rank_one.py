@@ -51,9 +51,21 @@ def pinv_rank_one_update(Sp, P, x, rank_tol):
         ``S_{t-1}⁺ x`` (before the update).
     beta : float
         ``1 + xᵀ S_{t-1}⁺ x``.
+
+    Raises
+    ------
+    FloatingPointError
+        If ``β ≤ 0``, impossible in exact arithmetic: rounding has made ``Sp``
+        indefinite (``S`` is too ill-conditioned for float64). Nothing has
+        been written into ``Sp`` or ``P`` then.
     """
     u = Sp @ x
     beta = 1.0 + float(x @ u)
+    if not beta > 0.0:  # xᵀS⁺x ≥ 0 in exact arithmetic (NaN lands here too)
+        raise FloatingPointError(
+            f"1 + xᵀS⁺x = {beta:.3g} is not positive: the pseudo-inverse has lost its "
+            "accuracy (S is too ill-conditioned for float64)."
+        )
     if P is not None:
         r = x - P @ x
         r -= P @ r  # re-orthogonalise once

@@ -15,6 +15,7 @@ from skonline.linear_model._scale_invariant import (
     full_pass,
     init_state,
 )
+from skonline.utils._rank_one import pinv_rank_one_update
 
 
 def _data(n_classes=2, n_samples=2000, seed=0, sparse_zeros=False):
@@ -190,6 +191,28 @@ def test_binary_and_multiclass_shapes_and_proba():
     assert not hasattr(ScaleInvariantClassifier(loss="hinge"), "predict_proba")
 
 
+@pytest.mark.parametrize("variant", ["coordinate", "full"])
+@pytest.mark.parametrize("loss", ["log_loss", "hinge"])
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_ovr_outputs_equal_separate_binary_problems(variant, loss, layout):
+    # one-vs-rest shares only the feature statistics (s² or S⁺), which depend on X
+    # alone: class k's output is exactly the binary learner on (y == k)
+    X, y = _data(3, n_samples=600, sparse_zeros=True)
+    X = X * 10.0 ** np.random.default_rng(13).uniform(-3, 3, X.shape[1])
+    Xf = sp.csr_matrix(X) if layout == "csr" else X
+    ovr = ScaleInvariantClassifier(variant=variant, loss=loss).fit(Xf, y)
+    total = 0.0
+    for k in range(3):
+        binary = ScaleInvariantClassifier(variant=variant, loss=loss).fit(Xf, y == k)
+        np.testing.assert_allclose(ovr.coef_[k], binary.coef_[0], rtol=1e-10, atol=0)
+        np.testing.assert_allclose(ovr.intercept_[k], binary.intercept_[0], rtol=1e-10)
+        np.testing.assert_allclose(
+            ovr.decision_function(X)[:, k], binary.decision_function(X), rtol=1e-9, atol=1e-12
+        )
+        total += binary.cumulative_loss_
+    np.testing.assert_allclose(ovr.cumulative_loss_, total, rtol=1e-10)
+
+
 def test_multinomial_differs_from_ovr_and_learns():
     X, y = _data(3)
     ovr = ScaleInvariantClassifier(variant="full").fit(X, y)
@@ -356,6 +379,51 @@ def test_full_rank_deficient_invariance_on_the_training_span():
         moved.decision_function(Xt), f, rtol=1e-6, atol=1e-9 * np.abs(f).max()
     )
     assert ref.score(X, y) > 0.8
+
+
+def test_rank_one_update_refuses_an_indefinite_pseudo_inverse():
+    # 1 + xᵀS⁺x <= 0 cannot happen in exact arithmetic; once rounding has made S⁺
+    # indefinite (S too ill-conditioned for float64) the update must stop, not
+    # take the square root of a negative number or carry on with garbage
+    Sp = np.diag([-2.0, 1.0, 1.0])
+    P = np.eye(3)
+    Sp0, P0 = Sp.copy(), P.copy()
+    with pytest.raises(FloatingPointError, match="lost its accuracy"):
+        pinv_rank_one_update(Sp, P, np.array([1.0, 0.0, 0.0]), 1e-10)
+    assert np.array_equal(Sp, Sp0) and np.array_equal(P, P0)
+
+
+def test_full_variant_numerical_breakdown_leaves_the_estimator_unchanged(monkeypatch):
+    import pickle
+
+    import skonline.linear_model._scale_invariant as module
+
+    X, y = _data(2, n_samples=60)
+    calls = {"n": 0}
+
+    def failing_after(limit):
+        def update(*args):
+            calls["n"] += 1
+            if calls["n"] > limit:
+                raise FloatingPointError("1 + xᵀS⁺x = -1 is not positive")
+            return pinv_rank_one_update(*args)
+
+        return update
+
+    # failure inside the first batch: the estimator stays unfitted
+    monkeypatch.setattr(module, "pinv_rank_one_update", failing_after(10))
+    est = ScaleInvariantClassifier(variant="full")
+    with pytest.raises(FloatingPointError, match="variant='coordinate'"):
+        est.partial_fit(X[:30], y[:30], classes=[0, 1])
+    assert not hasattr(est, "n_features_in_")
+    # failure mid-stream: the state is byte-identical to before the call
+    calls["n"] = 0
+    monkeypatch.setattr(module, "pinv_rank_one_update", failing_after(40))
+    est.partial_fit(X[:30], y[:30], classes=[0, 1])
+    before = pickle.dumps(est)
+    with pytest.raises(FloatingPointError, match="not applied"):
+        est.partial_fit(X[30:], y[30:])
+    assert pickle.dumps(est) == before
 
 
 def test_full_variant_refuses_very_wide_input():
