@@ -12,19 +12,22 @@ Measured (lattice_spacing = 0.1, defaults otherwise; mean ± sd over 10 seeds),
 next to the paper's values::
 
     data  order     truth  HS refit  slpc (mean ± sd, median)  paper: truth princurve slpc
-    2-D   sorted    1.10    7.68      6.53 ± 0.70,  6.45         0.945  25.387    9.893 (0.246)
-    2-D   shuffled  1.10   23.81     47.71 ± 1.80, 48.18
-    6-D   sorted    3.10   19.40     18.01 ± 9.27, 15.58         3.290  14.204    6.797 (0.409)
-    6-D   shuffled  3.10   36.42     40.41 ± 2.25, 40.67
+    2-D   sorted    1.10    7.68      6.70 ± 0.73,  6.55         0.945  25.387    9.893 (0.246)
+    2-D   shuffled  1.10   23.81     47.46 ± 1.46, 47.68
+    6-D   sorted    3.10   19.40     10.12 ± 1.90,  9.24         3.290  14.204    6.797 (0.409)
+    6-D   shuffled  3.10   36.42     39.52 ± 1.24, 39.82
 
-Final-curve R² (min over seeds): 0.9998, 0.9988, 0.9833, 0.9970.
+Final-curve R² (min over seeds): 0.9998, 0.9989, 0.9965, 0.9971.
 
 Along the curve slpc beats the refitted baseline and lands inside the spec's
-acceptance band ``[0.5×, 2.5×]`` of the paper's 2-D value; shuffled, the greedy
-one-change-per-row search pays for early zigzags (a vertex inserted at the
-wrong end) that a single local change cannot undo, and the refitted batch
-curve is better. The 6-D runs are unstable across seeds once the curve has
-used all ``p = 20`` segments before the stream has covered the curve.
+acceptance band ``[0.5×, 2.5×]`` of the paper's values in 2-D and 6-D.
+Shuffled, the refitted batch curve is better: the first ten rows cost slpc
+38.0 (mean over the seeds) against 19.0 for the baseline (2-D), because a
+curve of one or two segments predicts badly beyond its ends while the batch
+curve is stretched there. After 30 rows slpc is the better predictor (rows
+30–100: 2.59 against 2.91). A few early vertices inserted at the wrong end also leave folds that
+one local change per row cannot undo. With ``max_grid_points=400`` (the
+spec prototype's setting) the 6-D sorted runs were unstable (18.0 ± 9.3).
 """
 
 import math
@@ -137,11 +140,12 @@ def test_table2_curve_6d(order):
     assert truth_loss == pytest.approx(3.3, abs=0.5)  # paper 3.290
     hs = hs_prequential_loss(X)
     losses, r2 = run_slpc(X, range(10))
-    assert np.median(r2) >= 0.98
+    assert r2.min() >= 0.98
     if order == "sorted":
-        # the median run beats the baseline and is inside the band of the paper's 6.797
-        assert np.median(losses) < hs
-        assert 0.5 * 6.797 <= np.median(losses) <= 2.5 * 6.797
+        assert losses.mean() < hs
+        assert 0.5 * 6.797 <= losses.mean() <= 2.5 * 6.797
     else:
-        assert losses.mean() < 1.5 * hs
+        # not reproduced: about 10 % above the refitted batch curve
+        assert hs < losses.mean() < 1.5 * hs
+    assert losses.std() < 0.25 * losses.mean()
     assert math.isfinite(losses.max())
