@@ -11,7 +11,7 @@ current curve (its squared distance, the *prequential* loss) and only then
 used to update it.
 
 This example draws the curve at several times, in the style of Figure 8 of the
-paper, on two streams generated here:
+paper, on two synthetic streams:
 
 * the paper's synthetic 2-D curve ``y = 0.05 (x − 5)³`` with Gaussian noise,
   points arriving in random order;
