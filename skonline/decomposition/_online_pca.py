@@ -172,7 +172,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
     """Shared engine: a capped density matrix updated once per row."""
 
     _accept_sparse = "csr"
-    _private_state = (
+    _private_state: tuple[str, ...] = (
         "_U",
         "_B",
         "_R",
