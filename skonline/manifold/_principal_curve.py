@@ -274,6 +274,7 @@ def score_local_candidates(
     can_delete,
     center,
     max_length=None,
+    return_lengths=False,
 ):
     """Generate and score the local candidates of one step (spec §3.6 step 8, 'single').
 
@@ -282,6 +283,7 @@ def score_local_candidates(
     last(block) + 1`` (an end position extends the line); delete ``v_l`` for
     ``l`` in the block. Candidates with a zero-length segment, duplicates of
     ``keep``, and lines longer than ``max_length`` are left out.
+    With ``return_lengths=True`` a sixth array holds each candidate's length.
 
     Parameters
     ----------
@@ -301,6 +303,8 @@ def score_local_candidates(
     gidx : ndarray of int (row of ``G``, or -1)
     delta_loss : ndarray of float (change of the weighted loss sum)
     n_segments : ndarray of int
+    lengths : ndarray of float
+        Only with ``return_lengths=True``.
     """
     k = V.shape[0] - 1
     xc_dist = np.sqrt(np.sum(np.square(X - center), axis=1))
@@ -314,18 +318,24 @@ def score_local_candidates(
         [np.full(1, k, np.int64)],
     )
 
+    lens = [np.full(1, total_len)]
+
     def valid_tips(ends, lo, hi, exclude=()):
         ok = np.ones(G.shape[0], dtype=bool)
         for P in list(ends) + list(exclude):
             ok &= np.any(G != P, axis=1)
-        if max_length is not None:
-            new_len = total_len - float(seg_len[lo:hi].sum())
+        new_len = None
+        if max_length is not None or return_lengths:
+            new_len = np.full(G.shape[0], total_len - float(seg_len[lo:hi].sum()))
             for P in ends:
-                new_len = new_len + np.sqrt(np.sum(np.square(G - P), axis=1))
+                new_len += np.sqrt(np.sum(np.square(G - P), axis=1))
+        if max_length is not None:
             ok &= new_len <= max_length
-        return ok
+        return ok, new_len
 
-    def add(kind, pos, gidx, dl, n_seg):
+    def add(kind, pos, gidx, dl, n_seg, new_len=None):
+        if return_lengths:
+            lens.append(np.broadcast_to(np.asarray(new_len, dtype=np.float64), gidx.shape))
         kinds.append(np.full(gidx.size, kind, np.int64))
         poss.append(np.full(gidx.size, pos, np.int64))
         gids.append(gidx.astype(np.int64))
@@ -350,32 +360,35 @@ def score_local_candidates(
             families.append((2, q, lo, hi, ends, None, k + 1))
     totals = _fan_family_deltas(X, w, D, dcur, amin, xc_dist, center, V, G, families)
     for (kind, pos, lo, hi, ends, excl, n_seg), dl in zip(families, totals, strict=True):
-        ok = valid_tips([V[j] for j in ends], lo, hi, exclude=() if excl is None else (V[excl],))
+        ok, new_len = valid_tips(
+            [V[j] for j in ends], lo, hi, exclude=() if excl is None else (V[excl],)
+        )
         gidx = np.flatnonzero(ok)
         if gidx.size:
-            add(kind, pos, gidx, dl[gidx], n_seg)
+            add(kind, pos, gidx, dl[gidx], n_seg, None if new_len is None else new_len[gidx])
     if can_delete:
         for l in deletes:
             lo, hi = max(l - 1, 0), min(l + 1, k)
+            new_len = total_len - float(seg_len[lo:hi].sum())
             if 0 < l < k:
                 if np.array_equal(V[l - 1], V[l + 1]):
                     continue
                 ends, tip = [V[l - 1]], V[l + 1][None, :]
-                if max_length is not None:
-                    new_len = total_len - float(seg_len[lo:hi].sum())
-                    if new_len + float(np.linalg.norm(V[l + 1] - V[l - 1])) > max_length:
-                        continue
+                new_len += float(np.linalg.norm(V[l + 1] - V[l - 1]))
+                if max_length is not None and new_len > max_length:
+                    continue
             else:
                 ends, tip = [], V[l][None, :]
             dl = _family_delta(X, w, D, dcur, amin, xc_dist, center, lo, hi, ends, tip)
-            add(3, l, np.full(1, -1), dl, k - 1)
-    return (
+            add(3, l, np.full(1, -1), dl, k - 1, new_len)
+    out = (
         np.concatenate(kinds),
         np.concatenate(poss),
         np.concatenate(gids),
         np.concatenate(dls),
         np.concatenate(ks),
     )
+    return (*out, np.concatenate(lens)) if return_lengths else out
 
 
 def apply_candidate(V, kind, pos, g):
@@ -499,6 +512,17 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
     penalty : float or "theory", default=8.0
         Penalty per segment, in units of ``λ_t`` (must exceed about
         ``ln #grid`` to stop spurious insertions). ``"theory"``: Lemma 3's ``c1``.
+    length_penalty : float, default=0.0
+        Penalty per lattice step of curve length, in units of ``λ_t``: the
+        objective gains ``λ_t · length_penalty · Len(f) / δ`` (the length term
+        ``c2 L`` of Lemma 3 with the class bound ``L`` replaced by the
+        candidate's own length). Among candidates of nearly equal loss it
+        prefers the shorter one, which stops the perturbation alone from
+        moving vertices far out (folds). ``0``: the paper's objective, which
+        on the 2-D cubic stream (200 noisy points, random order) ends with a
+        curve 85-118 long against the true 17.6; ``0.5`` gives 16.9-17.9 (see
+        the user guide). An extension, not the default: on the paper's sorted
+        Table 1 stream it raises the prequential loss (6.70 to 8.70).
     max_grid_points : int, default=100
         Size cap of the local lattice grid (sampled beyond it). Per-row time
         is proportional to it. The spec's prototype used 400; 100 is 4.5×
@@ -619,6 +643,7 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         "beta": [Interval(Real, 0, 1, closed="neither")],
         "eta": [Interval(Real, 0, None, closed="neither"), StrOptions({"theory"})],
         "penalty": [Interval(Real, 0, None, closed="left"), StrOptions({"theory"})],
+        "length_penalty": [Interval(Real, 0, None, closed="left")],
         "max_grid_points": [Interval(Integral, 1, None, closed="left")],
         "max_memory": [Interval(Integral, 1, None, closed="left"), None],
         "keep_history": ["boolean"],
@@ -639,6 +664,7 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         beta=0.1,
         eta=100.0,
         penalty=8.0,
+        length_penalty=0.0,
         max_grid_points=100,
         max_memory=None,
         keep_history=False,
@@ -655,6 +681,7 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         self.beta = beta
         self.eta = eta
         self.penalty = penalty
+        self.length_penalty = length_penalty
         self.max_grid_points = max_grid_points
         self.max_memory = max_memory
         self.keep_history = keep_history
@@ -900,7 +927,8 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
             block = ("empty", a + 1)
         # 8-9. candidates and their scores
         w = self._explored[:n].astype(np.float64) if bandit else np.ones(n)
-        kinds, pos, gidx, dloss, nseg = score_local_candidates(
+        use_len = float(self.length_penalty) > 0.0
+        kinds, pos, gidx, dloss, nseg, *clen = score_local_candidates(
             Xm,
             w,
             self._D[:n, :k],
@@ -913,6 +941,7 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
             can_delete=k > 1,
             center=center,
             max_length=self.max_length,
+            return_lengths=use_len,
         )
         if bandit and self._demotion:
             dloss = dloss + self._candidate_demotions(V, kinds, pos, gidx, G)
@@ -920,6 +949,8 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         pen = self._penalty(d)
         z = self._rng.exponential(size=kinds.size)
         obj = dloss + lam * (pen * nseg - z)
+        if use_len:
+            obj += (lam * float(self.length_penalty) / delta) * (clen[0] - clen[0][0])
         best = float(obj.min())
         tied = np.flatnonzero(obj == best)
         choice = int(tied[np.lexsort((tied, kinds[tied] != 0, nseg[tied]))[0]])
