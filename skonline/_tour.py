@@ -1,8 +1,10 @@
-"""``python -m skonline``: a short tour on scikit-learn's bundled digits data.
+"""``python -m skonline``: a short tour of every family, in under a minute.
 
-Each available estimator is streamed over the data in mini-batches next to its
-scikit-learn peer, in the same process, and the tour prints throughput and the
-quality measure of the family.
+Each family is streamed over scikit-learn's bundled digits data (sketches,
+online Newton, scale invariance, online PCA on the digits grouped by class) or
+a generated noisy curve (principal curves), next to its scikit-learn peer or a
+batch baseline in the same process; the tour prints throughput and the quality
+measure of the family.
 """
 
 from __future__ import annotations
