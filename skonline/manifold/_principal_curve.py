@@ -534,7 +534,9 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         paper). An int keeps a sliding window of the most recent rows: memory
         and per-row time stop growing; the regret guarantee no longer applies.
     keep_history : bool, default=False
-        Store the prequential loss of every row in ``loss_history_``.
+        Store the prequential loss of every row in ``loss_history_``. Fixed by
+        the first call, like ``max_segments``, ``max_memory`` and
+        ``reward_estimator`` (``fit`` starts again).
     random_state : int, RandomState instance, Generator or None, default=None
         Seeds the one generator used for exploration, grid sampling and the
         perturbations.
@@ -695,14 +697,19 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
     # ---------------------------------------------------------------- fitting
     def _state_params(self):
-        return (int(self.max_segments), self.max_memory, self.reward_estimator)
+        return (
+            int(self.max_segments),
+            self.max_memory,
+            self.reward_estimator,
+            bool(self.keep_history),
+        )
 
     def _validate_batch(self, X, y, first_call):
         if not first_call and self._fitted_params != self._state_params():
             raise ValueError(
-                "max_segments, max_memory or reward_estimator changed since the first "
-                f"partial_fit (state built with {self._fitted_params}, parameters now ask for "
-                f"{self._state_params()}); call fit to start again."
+                "max_segments, max_memory, reward_estimator or keep_history changed since "
+                f"the first partial_fit (state built with {self._fitted_params}, parameters "
+                f"now ask for {self._state_params()}); call fit to start again."
             )
         if (
             not first_call
@@ -856,7 +863,8 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         return d * (2.0 * self._radius() + self.lattice_spacing_) ** 2
 
     def _key(self, V):
-        return np.round(V / (1e-9 * self.lattice_spacing_)).astype(np.int64).tobytes()
+        # rounded in floating point (an int64 cast overflows once |V| / delta > 9e9)
+        return (np.round(V / self.lattice_spacing_, 9) + 0.0).tobytes()
 
     def _step(self, x):
         """STEP(x) of the spec's §3.6: score x, then update the curve around it."""
@@ -949,8 +957,10 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         pen = self._penalty(d)
         z = self._rng.exponential(size=kinds.size)
         obj = dloss + lam * (pen * nseg - z)
+        len_term = 0.0
         if use_len:
-            obj += (lam * float(self.length_penalty) / delta) * (clen[0] - clen[0][0])
+            len_term = (lam * float(self.length_penalty) / delta) * (clen[0] - clen[0][0])
+            obj += len_term
         best = float(obj.min())
         tied = np.flatnonzero(obj == best)
         choice = int(tied[np.lexsort((tied, kinds[tied] != 0, nseg[tied]))[0]])
@@ -958,7 +968,8 @@ class SequentialPrincipalCurve(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         if bandit:
             self._pending_explore = explore
             if not explore:
-                score = -(dloss + lam * pen * nseg) / lam if lam > 0 else -dloss
+                # the unperturbed objective, length term included
+                score = -(dloss + lam * pen * nseg + len_term) / lam if lam > 0 else -dloss
                 prob = win_probability(score, choice)
                 g = G[gidx[choice]] if gidx[choice] >= 0 else None
                 Vn, *_ = apply_candidate(V, int(kinds[choice]), int(pos[choice]), g)

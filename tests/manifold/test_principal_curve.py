@@ -15,6 +15,7 @@ from skonline.manifold._principal_curve import (
     fan_sqdist,
     local_grid,
     pc1_segment,
+    score_local_candidates,
     theory_constants,
     win_probability,
 )
@@ -72,13 +73,48 @@ class TextbookSLPC:
     every stored row from scratch; no cache, no pruning. Consumes the generator
     in the documented order (Bernoulli, anchor, grid sampling, one Exp(1) per
     candidate in generation order), so it must choose the same curves.
+
+    Options: ``bandit`` (sleeping experts: scores on the explored rows plus the
+    demotions ``alpha - (c0 - loss) / P``), ``length_penalty`` (the objective
+    gains ``lam * c * Len(f) / delta``) and ``max_memory`` (a ring buffer of
+    the most recent rows, overwritten oldest first).
     """
 
-    def __init__(self, delta, p=20, epsilon=0.05, eta=100.0, penalty=8.0, max_grid=400, seed=0):
+    def __init__(
+        self,
+        delta,
+        p=20,
+        epsilon=0.05,
+        eta=100.0,
+        penalty=8.0,
+        max_grid=400,
+        seed=0,
+        bandit=False,
+        beta=0.1,
+        length_penalty=0.0,
+        max_memory=None,
+    ):
         self.delta, self.p, self.eps, self.eta, self.pen = delta, p, epsilon, eta, penalty
         self.max_grid = max_grid
         self.rng = np.random.default_rng(seed)
         self.rows, self.V, self.losses, self.curves = [], None, [], []
+        self.bandit, self.beta, self.lp, self.cap = bandit, beta, length_penalty, max_memory
+        self.mem, self.flags, self.ptr, self.rmax = [], [], 0, 0.0
+        self.demotion, self.pending, self.pending_explore = {}, None, True
+
+    def _store(self, x, flag):
+        self.rmax = max(self.rmax, float(np.linalg.norm(x)))
+        if self.cap is None or len(self.mem) < self.cap:
+            self.mem.append(x)
+            self.flags.append(flag)
+            return len(self.mem) - 1
+        slot = self.ptr
+        self.mem[slot], self.flags[slot] = x, flag
+        self.ptr = (self.ptr + 1) % self.cap
+        return slot
+
+    def _key(self, W):
+        return tuple(np.round(W / self.delta, 6).ravel())
 
     def feed(self, x):
         if self.V is None:
@@ -87,18 +123,35 @@ class TextbookSLPC:
                 self.V = pc1_segment(np.array(self.rows), self.delta)
                 self.losses += list(brute_loss(self.V, np.array(self.rows)))
                 self.curves.append(self.V.copy())
+                for r in self.rows:
+                    self._store(r, False)
             return
         V, d, delta = self.V, x.shape[0], self.delta
         k = V.shape[0] - 1
         loss = float(brute_loss(V, x[None])[0])
         self.losses.append(loss)
         self.rows.append(x)
-        X = np.array(self.rows)
+        R = max(self.rmax, float(np.linalg.norm(x))) / math.sqrt(d)
+        c0 = d * (2 * R + delta) ** 2
+        flag = False
+        if self.bandit:
+            if self.pending_explore:
+                flag = True
+            elif self.pending is not None and self.pending[1] > self.beta:
+                key, prob = self.pending
+                self.demotion[key] = (
+                    self.demotion.get(key, 0.0) + c0 / self.beta - (c0 - loss) / prob
+                )
+                if self.cap is not None and len(self.demotion) > self.cap:
+                    del self.demotion[next(iter(self.demotion))]  # documented cap: oldest key
+            self.pending = None
+        slot = self._store(x, flag)
+        X = np.array(self.mem)
         n_t = len(self.losses) - 2
         lbar = max(np.mean(self.losses[2:]), 1e-12 * delta**2)
         lam = lbar * math.sqrt(n_t) / self.eta
         explore = self.rng.random() < self.eps
-        anchor = int(self.rng.integers(len(X))) if explore else len(X) - 1
+        anchor = int(self.rng.integers(len(X))) if explore else slot
         amin, tau = brute_labels(V, X)
         a = amin[anchor]
         cells = []
@@ -112,7 +165,6 @@ class TextbookSLPC:
         cen = N.mean(axis=0)
         diam = float(np.sqrt(pdist(N, "sqeuclidean").max())) if len(N) > 1 else 0.0
         rad = max(diam, math.sqrt(d) * delta)
-        R = max(float(np.linalg.norm(r)) for r in X) / math.sqrt(d)
         G = local_grid(cen, rad, delta, math.sqrt(d) * R, [cen, X[anchor]], self.max_grid, self.rng)
         G = G * delta
         inside = [float(np.sum((v - cen) ** 2)) <= rad * rad for v in V]
@@ -150,15 +202,27 @@ class TextbookSLPC:
                     continue
                 cands.append(np.delete(V, l, axis=0))
         z = self.rng.exponential(size=len(cands))
-        obj = np.array(
+        weights = np.array(self.flags, dtype=float) if self.bandit else np.ones(len(X))
+        unperturbed = np.array(
             [
-                brute_loss(W, X).sum() + lam * (self.pen * (W.shape[0] - 1) - zz)
-                for W, zz in zip(cands, z, strict=True)
+                brute_loss(W, X) @ weights
+                + self.demotion.get(self._key(W), 0.0)
+                + lam * self.pen * (W.shape[0] - 1)
+                + lam * self.lp * np.sum(np.linalg.norm(np.diff(W, axis=0), axis=1)) / delta
+                for W in cands
             ]
         )
+        obj = unperturbed - lam * z
         best = obj.min()
         order = sorted(np.flatnonzero(obj == best), key=lambda i: (cands[i].shape[0], i != 0, i))
         self.V = cands[order[0]]
+        if self.bandit:
+            self.pending_explore = explore
+            if not explore:
+                # P(argmax_g (-unperturbed_g / lam + z_g) = winner) for z ~ Exp(1); the
+                # quadrature is checked against Monte Carlo in its own test
+                prob = win_probability(-unperturbed / lam, order[0])
+                self.pending = (self._key(self.V), prob)
         self.curves.append(self.V.copy())
 
 
@@ -186,6 +250,50 @@ def test_fast_step_matches_textbook_transcription(seed, epsilon, sort):
     np.testing.assert_allclose(est.loss_history_, ref.losses, rtol=1e-10, atol=1e-12)
     assert est.cumulative_loss_ == pytest.approx(sum(ref.losses), rel=1e-10)
     assert len({c.shape[0] for c in ref.curves}) > 1, "the stream must change the segment count"
+
+
+@pytest.mark.parametrize(
+    "seed, options",
+    [
+        (3, dict(reward_estimator="bandit", epsilon=0.3)),
+        (4, dict(reward_estimator="bandit", epsilon=0.0, beta=0.05)),
+        (5, dict(length_penalty=0.5)),
+        (6, dict(max_memory=15, epsilon=0.3)),
+        (7, dict(reward_estimator="bandit", epsilon=0.3, max_memory=12, length_penalty=0.25)),
+    ],
+)
+def test_fast_step_matches_textbook_options(seed, options):
+    """Bandit estimator, length penalty and sliding window against the transcription."""
+    X = cubic_stream(40, seed=seed)
+    ref = TextbookSLPC(
+        0.1,
+        epsilon=options.get("epsilon", 0.05),
+        max_grid=30,
+        seed=seed,
+        bandit=options.get("reward_estimator") == "bandit",
+        beta=options.get("beta", 0.1),
+        length_penalty=options.get("length_penalty", 0.0),
+        max_memory=options.get("max_memory"),
+    )
+    est = SequentialPrincipalCurve(
+        lattice_spacing=0.1, max_grid_points=30, random_state=seed, keep_history=True, **options
+    )
+    for t, x in enumerate(X):
+        ref.feed(x)
+        est.partial_fit(x[None])
+        if t >= 1:
+            np.testing.assert_array_equal(est.vertices_, ref.V, err_msg=f"row {t}")
+            n = est._n_mem
+            np.testing.assert_array_equal(est._X[:n], np.array(ref.mem))
+            np.testing.assert_array_equal(est._explored[:n], ref.flags)
+            fast = sorted(est._demotion.values())
+            np.testing.assert_allclose(fast, sorted(ref.demotion.values()), rtol=1e-8)
+            if ref.pending is not None:
+                assert est._pending[1] == pytest.approx(ref.pending[1], rel=1e-8, abs=1e-12)
+    np.testing.assert_allclose(est.loss_history_, ref.losses, rtol=1e-10, atol=1e-12)
+    if ref.bandit and options["epsilon"] == 0.0:
+        assert ref.demotion, "exploitation rounds must demote"
+    assert len({c.tobytes() for c in ref.curves}) > 1, "the curve must change"
 
 
 def test_caches_equal_recomputation():
@@ -385,6 +493,13 @@ def test_state_params_fixed_after_first_call():
     est.set_params(max_segments=20, lattice_spacing=0.2)
     with pytest.raises(ValueError, match="lattice_spacing"):
         est.partial_fit(X[:2])
+    # switching the loss history on mid-stream is refused before any row is used
+    est.set_params(lattice_spacing=0.1, keep_history=True)
+    before = pickle.dumps(est)
+    with pytest.raises(ValueError, match="keep_history"):
+        est.partial_fit(X[:2])
+    assert pickle.dumps(est) == before
+    assert est.set_params(keep_history=False).partial_fit(X[:2]).n_steps_ == 22
 
 
 def test_bad_parameters():
@@ -412,6 +527,52 @@ def test_fan_sqdist_matches_definition():
     D = fan_sqdist(X, P, tips)
     for j, g in enumerate(tips):
         np.testing.assert_allclose(D[:, j], brute_loss(np.vstack([P, g]), X), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("block", [(1, 3), (0, 1), (4, 5), ("empty", 2)])
+def test_candidate_scores_equal_brute_force_differences(block):
+    """Every candidate's loss change (weighted, with exact pruning) equals the definition."""
+    rng = np.random.default_rng(1)
+    V = np.array([[0.0, 0.0], [1.0, 0.6], [2.0, 0.4], [3.0, 1.2], [4.0, 0.9], [5.0, 1.5]])
+    t = rng.uniform(0.0, 5.0, 150)
+    X = np.c_[t, np.interp(t, V[:, 0], V[:, 1])] + 0.3 * rng.standard_normal((150, 2))
+    w = rng.integers(0, 3, 150).astype(np.float64)  # weights 0, 1, 2 (0: not scored)
+    D, _ = sqdist_to_segments(X, V)
+    amin, dcur = np.argmin(D, axis=1), D.min(axis=1)
+    center = np.array([2.1, 0.7])
+    G = np.round((center + 0.8 * rng.standard_normal((40, 2))) / 0.1) * 0.1
+    G = np.unique(np.vstack([G, V[2]]), axis=0)  # V[2]: a duplicate and zero-length tip
+    kinds, pos, gidx, dloss, nseg, lens = score_local_candidates(
+        X, w, D, dcur, amin, V, block, G,
+        can_insert=True, can_delete=True, center=center, return_lengths=True,
+    )  # fmt: skip
+    base = brute_loss(V, X) @ w
+    seen = set()
+    for kd, ps, gi, dl, ns, ln in zip(kinds, pos, gidx, dloss, nseg, lens, strict=True):
+        if kd == 0:
+            W = V
+        elif kd == 1:
+            W = V.copy()
+            W[ps] = G[gi]
+        elif kd == 2:
+            W = np.insert(V, ps, G[gi], axis=0)
+        else:
+            W = np.delete(V, ps, axis=0)
+        assert W.shape[0] - 1 == ns
+        assert np.all(np.any(np.diff(W, axis=0) != 0.0, axis=1)), "zero-length segment"
+        key = W.tobytes()
+        assert key not in seen
+        seen.add(key)
+        np.testing.assert_allclose(dl, brute_loss(W, X) @ w - base, rtol=1e-9, atol=1e-9)
+        L = np.sum(np.sqrt(np.sum(np.diff(W, axis=0) ** 2, axis=1)))
+        assert ln == pytest.approx(L, rel=1e-12)
+    # the candidate set of the spec's step 8
+    moves = [] if block[0] == "empty" else list(range(block[0], block[1] + 1))
+    inserts = [block[1]] if block[0] == "empty" else list(range(block[0], block[1] + 2))
+    assert set(pos[kinds == 1]) == set(moves)
+    assert set(pos[kinds == 2]) == set(inserts)
+    assert set(pos[kinds == 3]) == set(moves)
+    assert np.sum(kinds == 0) == 1
 
 
 def test_local_grid_enumeration_and_sampling():
@@ -485,6 +646,17 @@ def test_bandit_demotion_bookkeeping():
         else:
             assert est._demotion.get(key, 0.0) == before.get(key, 0.0)
     assert checked > 0
+
+
+def test_bandit_curve_keys_distinguish_curves_far_from_the_origin():
+    """Curves one lattice step apart get different demotion keys even at |x| ~ 1e9."""
+    X = cubic_stream(5) + 1e9
+    est = SequentialPrincipalCurve(lattice_spacing=0.1, reward_estimator="bandit").fit(X)
+    V = est.vertices_
+    W = V.copy()
+    W[0, 0] += 0.1
+    assert est._key(V) != est._key(W)
+    assert est._key(V) == est._key(V.copy())
 
 
 def _max_excursion(V, true_curve):
