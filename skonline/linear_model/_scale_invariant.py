@@ -30,6 +30,7 @@ from sklearn.utils.metaestimators import available_if
 from ..base import OnlineClassifierMixin, OnlineEstimator
 from ..utils._rank_one import pinv_rank_one_update
 from ..utils._sklearn_compat import Interval, StrOptions, _check_sample_weight, _fit_context
+from ._linear import LinearClassifierReadoutMixin, LinearReadoutMixin, labels_from_scores
 
 __all__ = ["ScaleInvariantClassifier", "ScaleInvariantRegressor"]
 
@@ -527,7 +528,7 @@ def init_state(kind, n_features, n_outputs, *, fit_intercept=True, per_feature=F
 
 
 # --------------------------------------------------------------- estimators
-class _BaseScaleInvariant(OnlineEstimator):
+class _BaseScaleInvariant(LinearReadoutMixin, OnlineEstimator):
     """The engine shared by the classifier and the regressor."""
 
     _accept_sparse = "csr"
@@ -751,10 +752,6 @@ class _BaseScaleInvariant(OnlineEstimator):
         self._check_fitted()
         return self._si_state["loss"]
 
-    def _raw_decision(self, X):
-        X = self._validate_predict(X)
-        return np.asarray(X @ self._coef.T) + self._intercept
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = not self.center  # centring would densify sparse rows
@@ -839,7 +836,9 @@ def _has_proba(estimator):
     return True
 
 
-class ScaleInvariantClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseScaleInvariant):
+class ScaleInvariantClassifier(
+    OnlineClassifierMixin, ClassifierMixin, LinearClassifierReadoutMixin, _BaseScaleInvariant
+):
     __doc__ = f"""Scale-invariant online linear classifier with no learning rate.
 
     Kotłowski (2017): Algorithm 1 (``variant="coordinate"``, eq. 5) or
@@ -1007,10 +1006,7 @@ class ScaleInvariantClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseScal
         self.n_mistakes_ = 0
 
     def _record_online_metrics(self, predictions, y):
-        if predictions.shape[1] == 1:
-            predicted = self.classes_[(predictions[:, 0] > 0).astype(int)]
-        else:
-            predicted = self.classes_[np.argmax(predictions, axis=1)]
+        predicted = labels_from_scores(self.classes_, predictions, zero_is_positive=False)
         self.n_mistakes_ += int(np.sum(predicted != y))
 
     @property
@@ -1077,17 +1073,10 @@ class ScaleInvariantClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseScal
         """
         return self._si_fit(X, y, sample_weight)
 
-    def decision_function(self, X):
-        """``X @ coef_.T + intercept_`` (1-D for binary problems)."""
-        scores = self._raw_decision(X)
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
     def predict(self, X):
         """``classes_[1]`` where the binary decision is ``> 0``; argmax otherwise."""
-        scores = self._raw_decision(X)
-        if scores.shape[1] == 1:
-            return self.classes_[(scores[:, 0] > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self._raw_decision(X)  # checks fitted before classes_ is read
+        return labels_from_scores(self.classes_, scores, zero_is_positive=False)
 
     @available_if(_has_proba)
     def predict_proba(self, X):

@@ -34,6 +34,7 @@ from ..utils._sklearn_compat import (
     _fit_context,
 )
 from ._curvature import DiagCurvature, FullCurvature, SketchCurvature
+from ._linear import LinearClassifierReadoutMixin, LinearReadoutMixin, labels_from_scores
 
 __all__ = ["RFDSONClassifier", "RFDSONRegressor"]
 
@@ -150,7 +151,7 @@ def son_pass(
     return U, curvatures, t, total_loss, predictions, scores
 
 
-class _BaseSON(OnlineEstimator):
+class _BaseSON(LinearReadoutMixin, OnlineEstimator):
     """The engine shared by :class:`RFDSONRegressor` and :class:`RFDSONClassifier`."""
 
     _accept_sparse = "csr"
@@ -353,10 +354,6 @@ class _BaseSON(OnlineEstimator):
         self._check_fitted()
         return self.t_
 
-    def _raw_decision(self, X):
-        X = self._validate_predict(X)
-        return np.asarray(X @ self._coef.T) + self._intercept
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -466,7 +463,9 @@ def _is_logistic(estimator):
     return True
 
 
-class RFDSONClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseSON):
+class RFDSONClassifier(
+    OnlineClassifierMixin, ClassifierMixin, LinearClassifierReadoutMixin, _BaseSON
+):
     __doc__ = f"""Online Newton step with a Robust Frequent Directions sketch, for classification.
 
     Paper Algorithm 6 (RFD-SON with the doubling buffer) of Luo et al. (2019)
@@ -605,11 +604,10 @@ class RFDSONClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseSON):
         self.n_mistakes_ = 0
 
     def _record_online_metrics(self, predictions, scores, y):
-        if predictions.shape[1] == 1:
-            predicted = self.classes_[(predictions[:, 0] >= 0).astype(int)]
-        else:
-            # argmax of the unclipped scores: clipped predictions tie at ±C
-            predicted = self.classes_[np.argmax(scores, axis=1)]
+        # binary: the clipped prediction; multiclass: argmax of the unclipped scores
+        # (clipped predictions tie at ±C)
+        decided = predictions if predictions.shape[1] == 1 else scores
+        predicted = labels_from_scores(self.classes_, decided, zero_is_positive=True)
         self.n_mistakes_ += int(np.sum(predicted != y))
 
     @property
@@ -665,17 +663,10 @@ class RFDSONClassifier(OnlineClassifierMixin, ClassifierMixin, _BaseSON):
         """
         return self._son_fit(X, y, sample_weight)
 
-    def decision_function(self, X):
-        """``X @ coef_.T + intercept_`` (1-D for binary problems)."""
-        scores = self._raw_decision(X)
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
     def predict(self, X):
         """Class labels: ``classes_[1]`` where the binary decision is ``>= 0``; argmax otherwise."""
-        scores = self._raw_decision(X)
-        if scores.shape[1] == 1:
-            return self.classes_[(scores[:, 0] >= 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self._raw_decision(X)  # checks fitted before classes_ is read
+        return labels_from_scores(self.classes_, scores, zero_is_positive=True)
 
     @available_if(_is_logistic)
     def predict_proba(self, X):
