@@ -35,7 +35,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from .utils._sklearn_compat import check_is_fitted, validate_data
+from .utils._sklearn_compat import _check_sample_weight, check_is_fitted, validate_data
 
 __all__ = ["OnlineClassifierMixin", "OnlineEstimator", "check_finite_magnitude"]
 
@@ -167,6 +167,33 @@ class OnlineEstimator(BaseEstimator):
         if sample_weight is not None:
             raise TypeError(f"{type(self).__name__} does not support sample_weight")
         return {}
+
+    @staticmethod
+    def _sample_weight_params(X, sample_weight):
+        """``{"sample_weight": w}`` with ``w`` validated non-negative (ones when ``None``).
+
+        For estimators whose ``_update`` takes per-row weights.
+        """
+        if sample_weight is None:
+            return {"sample_weight": np.ones(X.shape[0])}
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        return {"sample_weight": sw}
+
+    def _fit_epochs(self, X, y, sample_weight, **fit_params):
+        """``fit`` of estimators with SGD-style epochs (``max_iter``, ``shuffle``,
+        ``random_state``, ``warm_start`` parameters); sets ``n_iter_``."""
+        self._online_fit(
+            X,
+            y,
+            sample_weight,
+            max_iter=self.max_iter,
+            shuffle=self.shuffle,
+            random_state=self.random_state,
+            warm_start=self.warm_start,
+            **fit_params,
+        )
+        self.n_iter_ = self.max_iter
+        return self
 
     def _online_partial_fit(self, X, y=None, sample_weight=None, **fit_params):
         """One ordered online pass: validate everything, then update.

@@ -29,7 +29,7 @@ from sklearn.utils.metaestimators import available_if
 
 from ..base import OnlineClassifierMixin, OnlineEstimator
 from ..utils._rank_one import pinv_rank_one_update
-from ..utils._sklearn_compat import Interval, StrOptions, _check_sample_weight, _fit_context
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._linear import LinearClassifierReadoutMixin, LinearReadoutMixin, labels_from_scores
 
 __all__ = ["ScaleInvariantClassifier", "ScaleInvariantRegressor"]
@@ -721,23 +721,7 @@ class _BaseScaleInvariant(LinearReadoutMixin, OnlineEstimator):
         self._check_params_consistent(X)
         if self._is_initialized() and hasattr(self, "_si_state"):
             self._check_state_matches_params()
-        if sample_weight is None:
-            return {"sample_weight": np.ones(X.shape[0])}
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        return {"sample_weight": sw}
-
-    def _si_fit(self, X, y, sample_weight):
-        self._online_fit(
-            X,
-            y,
-            sample_weight,
-            max_iter=self.max_iter,
-            shuffle=self.shuffle,
-            random_state=self.random_state,
-            warm_start=self.warm_start,
-        )
-        self.n_iter_ = self.max_iter
-        return self
+        return self._sample_weight_params(X, sample_weight)
 
     # ------------------------------------------------------------ read-out
     @property
@@ -1071,7 +1055,7 @@ class ScaleInvariantClassifier(
         -------
         self : object
         """
-        return self._si_fit(X, y, sample_weight)
+        return self._fit_epochs(X, y, sample_weight)
 
     def predict(self, X):
         """``classes_[1]`` where the binary decision is ``> 0``; argmax otherwise."""
@@ -1260,7 +1244,7 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant):
         -------
         self : object
         """
-        return self._si_fit(X, y, sample_weight)
+        return self._fit_epochs(X, y, sample_weight)
 
     def predict(self, X):
         """``X @ coef_ + intercept_``."""

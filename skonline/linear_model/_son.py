@@ -30,7 +30,6 @@ from ..utils._sketch import single_blas_thread
 from ..utils._sklearn_compat import (
     Interval,
     StrOptions,
-    _check_sample_weight,
     _fit_context,
 )
 from ._curvature import DiagCurvature, FullCurvature, SketchCurvature
@@ -297,24 +296,7 @@ class _BaseSON(LinearReadoutMixin, OnlineEstimator):
         self._check_consistent_params()
         if self._is_initialized() and hasattr(self, "_curvatures"):
             self._check_state_matches_params()
-        if sample_weight is None:
-            return {"sample_weight": np.ones(X.shape[0])}
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        return {"sample_weight": sw}
-
-    def _son_fit(self, X, y, sample_weight, **fit_params):
-        self._online_fit(
-            X,
-            y,
-            sample_weight,
-            max_iter=self.max_iter,
-            shuffle=self.shuffle,
-            random_state=self.random_state,
-            warm_start=self.warm_start,
-            **fit_params,
-        )
-        self.n_iter_ = self.max_iter
-        return self
+        return self._sample_weight_params(X, sample_weight)
 
     # ------------------------------------------------------------ read-out
     @property
@@ -661,7 +643,7 @@ class RFDSONClassifier(
         -------
         self : object
         """
-        return self._son_fit(X, y, sample_weight)
+        return self._fit_epochs(X, y, sample_weight)
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where the binary decision is ``>= 0``; argmax otherwise."""
@@ -845,7 +827,7 @@ class RFDSONRegressor(RegressorMixin, _BaseSON):
         -------
         self : object
         """
-        return self._son_fit(X, y, sample_weight)
+        return self._fit_epochs(X, y, sample_weight)
 
     def predict(self, X):
         """``clip(X @ coef_ + intercept_, −C, C)`` (no clipping with ``bound=None``)."""
