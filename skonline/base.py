@@ -1,49 +1,68 @@
-"""The shared online base of every skonline estimator.
+"""The shared online base of every skonline estimator: one state contract.
 
 An online estimator in skonline is a scikit-learn estimator whose learning is
 one ordered pass over the rows it is given:
 
 * ``partial_fit(X)`` validates the *whole* batch first (with
   :func:`sklearn.utils.validation.validate_data`, ``reset`` only on the first
-  call) and only then updates the state, row after row, in order. A batch that
-  fails validation raises and leaves the estimator exactly as it was.
-* ``fit(X)`` is a reset followed by the same pass.
-* The learned state is made of trailing-underscore attributes plus the private
-  names listed in ``_private_state``; :meth:`OnlineEstimator._reset` deletes
-  exactly those (and nothing scikit-learn keeps on the instance, such as the
-  ``set_output`` configuration).
+  call), then runs a **pure kernel** over the rows:
+  ``new_state = self._partial_fit_state(state, X, y, **kwargs)``, which never
+  writes into ``state``.
+* The learned state is **one object** (a subclass of :class:`OnlineState`)
+  held in ``self._state``; every fitted attribute (``coef_``,
+  ``n_samples_seen_``, ...) is read from it. Besides it the estimator keeps
+  only scikit-learn's ``n_features_in_`` / ``feature_names_in_``.
+* The base **commits** the new state only when the whole call has succeeded:
+  any exception (a validation error, ``LinAlgError``, ``FloatingPointError``,
+  a warning turned into an error, a parameter changed with ``set_params``
+  that the state cannot follow) leaves the estimator exactly as it was, and
+  an unfitted estimator stays unfitted. A state holding a non-finite number
+  is never committed.
+* Parameters that shape the state are declared by :meth:`_frozen_params`;
+  they are recorded at the first call and a later call that finds them
+  changed raises one message (``fit`` starts again).
+* ``fit(X)`` is a reset followed by the same pass, with the same commit.
 
 Subclasses implement three hooks:
 
-``_validate_batch(X, y, first_call)``
-    Return the validated ``(X, y)``; may add checks beyond ``validate_data``
-    (the default rejects values whose squares overflow).
-``_init_state(X, y)``
-    Allocate the state on the first call (shapes are known from ``X``).
-``_update(X, y)``
-    One online pass over the validated rows.
+``_validate_batch(X, y, first_call, **fit_params)``
+    Return ``(X, y, kwargs)``: the validated batch and the keyword arguments
+    of the pass (e.g. sample weights). Writes nothing but what
+    ``validate_data`` records on the first call.
+``_init_state(X, y, **kwargs)``
+    The empty state of a new stream (shapes are known from ``X``).
+``_partial_fit_state(state, X, y, **kwargs)``
+    One ordered pass; returns the new state and never writes into ``state``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, clone
-from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
+from sklearn.base import BaseEstimator
 
-from .utils._sklearn_compat import _check_sample_weight, check_is_fitted, validate_data
+from .utils._sklearn_compat import check_is_fitted, validate_data
 
-__all__ = ["OnlineClassifierMixin", "OnlineEstimator", "check_finite_magnitude"]
+__all__ = [
+    "MAX_ABS_VALUE",
+    "OnlineEstimator",
+    "OnlineLossMixin",
+    "OnlineState",
+    "check_finite_magnitude",
+]
 
-#: Largest absolute value accepted in a data matrix. Every skonline algorithm
-#: works with squared norms or products of rows; a single square above
-#: ``1e300`` is certain to overflow float64 and turn the state into inf/NaN.
-#: Sums of many squares can still overflow below this bound; the kernels fall
-#: back to overflow-safe routes there (e.g. the SVD compaction of the sketches).
+#: Largest absolute value accepted in a data matrix, a target or a sample
+#: weight. Every skonline algorithm works with squared norms or products of
+#: rows; a single square above ``1e300`` is certain to overflow float64 and turn
+#: the state into inf/NaN. Sums of many squares can still overflow below this
+#: bound: the kernels fall back to overflow-safe routes there, and a state that
+#: is not finite is never committed.
 MAX_ABS_VALUE = 1e150
 
 
@@ -59,7 +78,7 @@ def check_finite_magnitude(X, *, max_abs=MAX_ABS_VALUE, name="X"):
     name : str, default="X"
         Name used in the error message.
     """
-    data = X.data if sp.issparse(X) else X
+    data = X.data if sp.issparse(X) else np.asarray(X)
     if data.size == 0:
         return
     largest = max(float(data.max()), -float(data.min()))  # no |X| copy
@@ -71,13 +90,89 @@ def check_finite_magnitude(X, *, max_abs=MAX_ABS_VALUE, name="X"):
         )
 
 
+@dataclass(kw_only=True, eq=False)
+class OnlineState:
+    """Fields every learned state has; each family's state subclasses it.
+
+    Attributes
+    ----------
+    frozen : dict
+        Values of the estimator's frozen parameters at the first call.
+    n_samples_seen : int
+        Rows learned from (every pass of a multi-epoch ``fit`` counts).
+    cumulative_loss : float
+        Sum of the prequential losses (each row scored before its update),
+        for estimators that have a loss.
+    loss_history : ndarray or None
+        The per-row prequential losses, with ``keep_history=True``.
+    """
+
+    frozen: dict = field(default_factory=dict)
+    n_samples_seen: int = 0
+    cumulative_loss: float = 0.0
+    loss_history: np.ndarray | None = None
+
+    def copy(self):
+        """A deep copy: kernels work on it and return it as the new state."""
+        return copy.deepcopy(self)
+
+    def record_losses(self, losses):
+        """Add the prequential losses of a pass (in place, on a kernel's own copy)."""
+        losses = np.asarray(losses, dtype=np.float64)
+        # row by row, so any split of the stream gives the same sum
+        total = self.cumulative_loss
+        for value in losses.tolist():
+            total += value
+        self.cumulative_loss = total
+        if self.loss_history is not None:
+            self.loss_history = np.concatenate([self.loss_history, losses])
+
+
+def _nonfinite_fields(state, prefix=""):
+    """Names of the float fields (arrays, numbers, nested containers) that are not finite."""
+    bad = []
+
+    def visit(value, name):
+        if isinstance(value, np.ndarray):
+            if value.dtype.kind in "fc" and not np.all(np.isfinite(value)):
+                bad.append(name)
+        elif isinstance(value, (float, np.floating)):
+            if not np.isfinite(value):
+                bad.append(name)
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                visit(item, f"{name}[{i}]")
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for f in dataclasses.fields(value):
+                if f.name != "frozen":
+                    visit(getattr(value, f.name), f"{name}.{f.name}" if name else f.name)
+        elif hasattr(value, "__dict__") and not isinstance(value, (type, np.random.Generator)):
+            for key, item in vars(value).items():
+                visit(item, f"{name}.{key}")
+
+    visit(state, prefix)
+    return bad
+
+
+def _same_value(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and np.array_equal(a, b)
+        )
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # pragma: no cover - exotic parameter values
+        return a is b
+
+
 class OnlineEstimator(BaseEstimator):
     """Base class of skonline's online estimators (see the module docstring).
 
     Class attributes a subclass may override:
 
-    ``_private_state`` : tuple of str
-        Private attributes that belong to the learned state (deleted on reset).
     ``_accept_sparse`` : bool or str
         Passed to ``validate_data`` (``"csr"`` for estimators with sparse support).
     ``_constant_memory`` : bool
@@ -88,38 +183,93 @@ class OnlineEstimator(BaseEstimator):
         bit-identical state (per-row algorithms).
     """
 
-    _private_state: tuple[str, ...] = ()
     _accept_sparse: bool | str = False
     _constant_memory: bool = True
     _exact_row_splits: bool = True
 
     # ------------------------------------------------------------------ state
-    def _state_names(self):
-        """Names of the attributes holding learned state, in a stable order."""
-        names = [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]
-        names += [k for k in self._private_state if k in vars(self)]
-        return names
-
-    def _reset(self):
-        """Forget everything learned: delete the state attributes."""
-        for name in self._state_names():
-            delattr(self, name)
-
     def _is_initialized(self):
-        return hasattr(self, "n_features_in_")
+        """True once a first call has created the state (fitted or not yet)."""
+        return "_state" in self.__dict__
+
+    def __sklearn_is_fitted__(self):
+        return self._is_initialized()
 
     def _check_fitted(self):
-        check_is_fitted(self, "n_features_in_")
+        check_is_fitted(self)
+
+    def _fitted_state(self):
+        """The committed state, after checking that the estimator is fitted."""
+        self._check_fitted()
+        return self._state
+
+    def _reset(self):
+        """Forget everything learned: the state and the recorded input shape."""
+        for name in ("_state", "n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(name, None)
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        """Restore ``self.__dict__`` exactly if the block raises.
+
+        Kernels never write into the committed state, so restoring the
+        attribute dictionary (a shallow copy) restores the estimator.
+        """
+        saved = dict(self.__dict__)
+        try:
+            yield
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    def set_params(self, **params):
+        """Set the parameters of this estimator, all or none.
+
+        As :meth:`sklearn.base.BaseEstimator.set_params`, except that an
+        invalid name leaves every parameter as it was (scikit-learn's sets the
+        ones before it).
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters.
+
+        Returns
+        -------
+        self : estimator instance
+            Estimator instance.
+        """
+        with self._transaction():
+            return super().set_params(**params)
+
+    # -------------------------------------------------------- frozen params
+    def _frozen_params(self) -> tuple[str, ...]:
+        """Names of the parameters that shape the state (fixed at the first call)."""
+        return ()
+
+    def _frozen_values(self):
+        return {name: copy.deepcopy(getattr(self, name)) for name in self._frozen_params()}
+
+    def _check_frozen(self, state):
+        changed = {
+            name: (value, getattr(self, name))
+            for name, value in state.frozen.items()
+            if not _same_value(value, getattr(self, name))
+        }
+        if changed:
+            detail = ", ".join(f"{k}: {old!r} -> {new!r}" for k, (old, new) in changed.items())
+            raise ValueError(
+                f"{type(self).__name__}: parameters that shape the learned state changed "
+                f"since the first call to partial_fit ({detail}). Set them back, or call "
+                "fit to start a new stream."
+            )
 
     # ------------------------------------------------------------- validation
-    def _validate_batch(self, X, y, first_call):
-        """Validate a training batch; default: features only, finite, float.
-
-        On the first call a subclass may record state here (e.g. ``classes_``)
-        once every check has passed; a failure on the first call resets the
-        estimator anyway.
-        """
-        return self._check_training_data(X, y, first_call)
+    def _validate_batch(self, X, y, first_call, **fit_params):
+        """Validate a training batch; default: features only, finite, float."""
+        X, y = self._check_training_data(X, y, first_call)
+        return X, y, {}
 
     def _check_training_data(self, X, y, first_call, **check_params):
         """``validate_data`` on a training batch (``y`` too when given) plus the magnitude guard."""
@@ -151,155 +301,71 @@ class OnlineEstimator(BaseEstimator):
         return X
 
     # ------------------------------------------------------------------- hooks
-    def _init_state(self, X, y):  # pragma: no cover - abstract
+    def _init_state(self, X, y, **kwargs) -> OnlineState:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _update(self, X, y):  # pragma: no cover - abstract
+    def _partial_fit_state(self, state, X, y, **kwargs) -> OnlineState:  # pragma: no cover
         raise NotImplementedError
 
     # ------------------------------------------------------------ the passes
-    def _validate_update_params(self, X, sample_weight):
-        """Keyword arguments of ``_update`` validated before any state changes.
+    def _new_state(self, X, y, **kwargs):
+        state = self._init_state(X, y, **kwargs)
+        state.frozen = self._frozen_values()
+        return state
 
-        The default rejects ``sample_weight``; estimators that support it
-        return ``{"sample_weight": validated_weights}``.
-        """
-        if sample_weight is not None:
-            raise TypeError(f"{type(self).__name__} does not support sample_weight")
-        return {}
-
-    @staticmethod
-    def _sample_weight_params(X, sample_weight):
-        """``{"sample_weight": w}`` with ``w`` validated non-negative (ones when ``None``).
-
-        For estimators whose ``_update`` takes per-row weights.
-        """
-        if sample_weight is None:
-            return {"sample_weight": np.ones(X.shape[0])}
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        return {"sample_weight": sw}
-
-    def _fit_epochs(self, X, y, sample_weight, **fit_params):
-        """``fit`` of estimators with SGD-style epochs (``max_iter``, ``shuffle``,
-        ``random_state``, ``warm_start`` parameters); sets ``n_iter_``."""
-        self._online_fit(
-            X,
-            y,
-            sample_weight,
-            max_iter=self.max_iter,
-            shuffle=self.shuffle,
-            random_state=self.random_state,
-            warm_start=self.warm_start,
-            **fit_params,
-        )
-        self.n_iter_ = self.max_iter
-        return self
-
-    def _online_partial_fit(self, X, y=None, sample_weight=None, **fit_params):
-        """One ordered online pass: validate everything, then update.
-
-        ``fit_params`` (such as a classifier's ``classes``) go to
-        ``_validate_batch``.
-        """
-        first_call = not self._is_initialized()
-        try:
-            X, y = self._validate_batch(X, y, first_call, **fit_params)
-            update_params = self._validate_update_params(X, sample_weight)
-        except Exception:
-            if first_call:
-                # validate_data records feature names before checking values;
-                # an unfitted estimator must stay unfitted.
-                self._reset()
-            raise
-        if first_call:
-            self._init_state(X, y)
-        self._update(X, y, **update_params)
-        return self
-
-    def _online_fit(
-        self,
-        X,
-        y=None,
-        sample_weight=None,
-        *,
-        max_iter=1,
-        shuffle=False,
-        random_state=None,
-        warm_start=False,
-        **fit_params,
-    ):
-        """Reset (unless ``warm_start``), then ``max_iter`` passes — transactionally.
-
-        The new state is built on a copy (an unfitted clone, or a deep copy for
-        ``warm_start``) and moved into ``self`` only when validation and every
-        pass have succeeded, so a failed ``fit`` leaves a fitted estimator
-        untouched. With ``shuffle`` the rows are permuted before each pass.
-        """
-        warm = warm_start and self._is_initialized()
-        est = copy.deepcopy(self) if warm else clone(self)
-        X, y = est._validate_batch(X, y, not warm, **fit_params)
-        update_params = est._validate_update_params(X, sample_weight)
-        if not warm:
-            est._init_state(X, y)
-        rng = check_random_state(random_state)
-        for _ in range(max_iter):
-            if shuffle:
-                order = rng.permutation(X.shape[0])
-                est._update(
-                    X[order],
-                    None if y is None else y[order],
-                    **{k: v[order] for k, v in update_params.items()},
-                )
-            else:
-                est._update(X, y, **update_params)
-        self._reset()
-        for name in est._state_names():
-            setattr(self, name, getattr(est, name))
-        return self
-
-
-class OnlineClassifierMixin:
-    """Target handling for online classifiers (``classes=`` on the first call).
-
-    Follows scikit-learn's ``partial_fit`` convention: the first call must list
-    every class; later calls may omit ``classes`` and must not bring a label
-    outside ``classes_``. ``fit`` takes the classes from ``y``. Nothing is
-    written before the whole batch has been checked.
-    """
-
-    def _validate_batch(self, X, y, first_call, classes=None):
-        X, y = self._check_training_data(X, y, first_call)
-        check_classification_targets(y)
-        if first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit "
-                    "(every label the stream may contain)."
-                )
-            known = np.unique(np.asarray(classes))
-            check_classification_targets(known)
-        else:
-            known = self.classes_
-            if classes is not None and not np.array_equal(np.unique(classes), known):
-                raise ValueError(
-                    f"classes={np.unique(classes).tolist()} is not the same as on the first call "
-                    f"to partial_fit: {known.tolist()}."
-                )
-        unseen = np.setdiff1d(np.unique(y), known)
-        if unseen.size:
-            raise ValueError(
-                f"y contains labels {unseen.tolist()} that are not in classes {known.tolist()}."
+    def _commit(self, state):
+        """Make ``state`` the estimator's state, unless it holds a non-finite number."""
+        bad = _nonfinite_fields(state)
+        if bad:
+            raise FloatingPointError(
+                f"{type(self).__name__}: the update overflowed (non-finite values in "
+                f"{', '.join(bad[:5])}); the batch was not applied and the estimator is as "
+                "it was before the call. Rescale the input (features, targets or sample "
+                "weights)."
             )
-        if first_call:
-            self.classes_ = known
-        return X, y
+        self._state = state
 
-    @staticmethod
-    def _classes_from(y):
-        """The classes ``fit`` takes from ``y`` (validated again with the batch)."""
-        return np.unique(column_or_1d(y, warn=True)) if y is not None else None
+    def _online_partial_fit(self, X, y=None, **fit_params):
+        """One ordered online pass, committed only if the whole call succeeds."""
+        with self._transaction():
+            first_call = not self._is_initialized()
+            if not first_call:
+                self._check_frozen(self._state)
+            X, y, kwargs = self._validate_batch(X, y, first_call, **fit_params)
+            state = self._new_state(X, y, **kwargs) if first_call else self._state
+            self._commit(self._partial_fit_state(state, X, y, **kwargs))
+        return self
 
-    def _online_fit(self, X, y=None, sample_weight=None, **kwargs):
-        if not (kwargs.get("warm_start") and self._is_initialized()):
-            kwargs["classes"] = self._classes_from(y)
-        return super()._online_fit(X, y, sample_weight, **kwargs)
+    def _online_fit(self, X, y=None, **fit_params):
+        """Reset, then one ordered pass; a failure leaves the previous fit in place."""
+        with self._transaction():
+            self._reset()
+            X, y, kwargs = self._validate_batch(X, y, True, **fit_params)
+            state = self._new_state(X, y, **kwargs)
+            self._commit(self._partial_fit_state(state, X, y, **kwargs))
+        return self
+
+    # ---------------------------------------------------------- read-outs
+    @property
+    def n_samples_seen_(self):
+        """int: rows learned from so far (every pass of a multi-epoch ``fit`` counts)."""
+        return int(self._fitted_state().n_samples_seen)
+
+
+class OnlineLossMixin:
+    """``cumulative_loss_`` and ``loss_history_`` of estimators with a prequential loss."""
+
+    _state: Any
+
+    @property
+    def cumulative_loss_(self):
+        """float: sum of the prequential losses (each row scored before its update)."""
+        return float(self._fitted_state().cumulative_loss)
+
+    @property
+    def loss_history_(self):
+        """ndarray of shape (n_samples_seen_,): per-row prequential losses (``keep_history``)."""
+        history = self._fitted_state().loss_history
+        if history is None:
+            raise AttributeError("loss_history_ is recorded only with keep_history=True")
+        return history.copy()

@@ -42,7 +42,7 @@ _VARIANTS = [
     skonline.FrequentDirections(sketch_size=4, variant="cfd"),
     skonline.FrequentDirections(sketch_size=4, variant="pfd", beta=0.5, buffer="single"),
     skonline.RobustFrequentDirections(sketch_size=4, alpha0=0.5, compaction="svd"),
-    skonline.RFDSONClassifier(sketch_size=4, loss="logistic", alpha0=1.0),
+    skonline.RFDSONClassifier(sketch_size=4, loss="log_loss", alpha0=1.0),
     skonline.RFDSONClassifier(sketch="full", alpha0=1.0, loss="smooth_hinge"),
     skonline.RFDSONClassifier(sketch="diag", alpha0=1.0, buffer_init="empty"),
     skonline.RFDSONRegressor(sketch="diag", alpha0=1.0),

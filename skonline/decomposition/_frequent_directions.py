@@ -8,7 +8,9 @@ Ghashami & Phillips (2016) for the PFD and CFD variants.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -19,7 +21,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array
 from sklearn.utils.extmath import safe_sparse_dot, svd_flip
 
-from ..base import OnlineEstimator
+from ..base import OnlineEstimator, OnlineState
 from ..evaluation._sketch_metrics import spectral_norm_of_difference
 from ..utils._sketch import append_rows, sketch_solve, thin_svd
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
@@ -31,11 +33,71 @@ _DENSE_WARN_FEATURES = 20000
 _MAX_SQUARED_NORM = 1e300
 
 
+@dataclass(kw_only=True, eq=False)
+class SketchState(OnlineState):
+    """Learned state of a Frequent Directions sketch.
+
+    Attributes
+    ----------
+    buffer : ndarray of shape (capacity, n_features)
+        Rows ``[0, n_rows)`` hold the sketch ``B``; the rest are zeros.
+    n_rows : int
+    n_compactions : int
+    shrinkage : float
+        ``Δ``, the sum of the subtracted ``σ_m²``.
+    alpha : float
+        The ridge term (``alpha0 + Δ/2`` for RFD, 0 for FD).
+    """
+
+    buffer: np.ndarray
+    n_rows: int = 0
+    n_compactions: int = 0
+    shrinkage: float = 0.0
+    alpha: float = 0.0
+
+
+def sketch_pass(state, X, *, sketch_size, variant, beta, method, robust, skip_zero_rows):
+    """Stream the rows of ``X`` into a copy of the sketch; return the new state.
+
+    A pure kernel: ``state`` is never written into.
+    """
+    n = X.shape[0]
+    if skip_zero_rows:
+        if sp.issparse(X):
+            nonzero = np.asarray(abs(X).sum(axis=1)).ravel() > 0
+        else:
+            nonzero = np.any(X != 0, axis=1)
+        X = X[nonzero]
+    buffer = state.buffer.copy()
+    n_rows, deltas = append_rows(
+        buffer,
+        state.n_rows,
+        X,
+        sketch_size,
+        variant="fd" if variant == "cfd" else variant,
+        beta=beta,
+        method=method,
+    )
+    shrinkage, alpha = state.shrinkage, state.alpha
+    for delta in deltas:  # Alg. 5: alpha grows by sigma_m^2 / 2 per compaction
+        shrinkage += delta
+        if robust:
+            alpha += delta / 2.0
+    return dataclasses.replace(
+        state,
+        buffer=buffer,
+        n_rows=n_rows,
+        shrinkage=shrinkage,
+        alpha=alpha,
+        n_compactions=state.n_compactions + len(deltas),
+        n_samples_seen=state.n_samples_seen + n,
+    )
+
+
 class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEstimator):
     """Shared engine of :class:`FrequentDirections` and :class:`RobustFrequentDirections`."""
 
     _accept_sparse = "csr"
-    _private_state = ("_buffer", "_n_rows", "_fitted_params")
 
     _parameter_constraints: ClassVar[dict] = {
         "sketch_size": [Interval(Integral, 2, None, closed="left")],
@@ -52,6 +114,12 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     def _is_robust(self):
         return False
 
+    def _frozen_params(self):
+        names = ("sketch_size", "buffer", "compaction")
+        if self._is_robust():
+            return (*names, "alpha0")
+        return (*names, "variant", "beta")
+
     # ---------------------------------------------------------------- fitting
     def _capacity(self):
         return 2 * self.sketch_size if self.buffer == "double" else self.sketch_size
@@ -62,14 +130,14 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 f"n_components={self.n_components} must be at most sketch_size - 1 = "
                 f"{self.sketch_size - 1}: a compacted sketch keeps sketch_size - 1 directions."
             )
-        if not first_call:
-            self._check_capacity()
-        X, y = super()._validate_batch(X, y, first_call)
+        X, y, kwargs = super()._validate_batch(X, y, first_call)
         # The sketch holds squared norms of up to the whole stream: refuse a batch
         # that would push ‖B‖_F² + ‖X‖_F² out of float64's range.
         data = X.data if sp.issparse(X) else X
         batch_sq = float(np.sum(np.square(data, dtype=np.float64)))
-        sketch_sq = 0.0 if first_call else float(np.sum(np.square(self._buffer[: self._n_rows])))
+        sketch_sq = 0.0
+        if not first_call:
+            sketch_sq = float(np.sum(np.square(self._state.buffer[: self._state.n_rows])))
         if not batch_sq + sketch_sq <= _MAX_SQUARED_NORM:
             raise ValueError(
                 "X is too large in magnitude for the sketch: its squared Frobenius norm "
@@ -80,59 +148,25 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise ValueError(
                 f"n_components={self.n_components} must be at most n_features={X.shape[1]}."
             )
-        return X, y
-
-    def _sketch_params(self):
-        """The parameters that shape the sketch; fixed from the first call on."""
-        return (self._capacity(), self._variant(), getattr(self, "beta", None), self.compaction)
-
-    def _check_capacity(self):
-        if self._fitted_params != self._sketch_params():
-            raise ValueError(
-                "sketch_size, buffer, variant, beta or compaction changed since the first "
-                f"partial_fit (sketch built with {self._fitted_params}, parameters now ask "
-                f"for {self._sketch_params()}); call fit to start a new sketch."
-            )
+        return X, y, kwargs
 
     def _init_state(self, X, y):
-        self._buffer = np.zeros((self._capacity(), X.shape[1]), dtype=np.float64)
-        self._fitted_params = self._sketch_params()
-        self._n_rows = 0
-        self.n_samples_seen_ = 0
-        self.n_compactions_ = 0
-        self.shrinkage_ = 0.0
-        self.alpha_ = float(self.alpha0) if self._is_robust() else 0.0
+        return SketchState(
+            buffer=np.zeros((self._capacity(), X.shape[1]), dtype=np.float64),
+            alpha=float(self.alpha0) if self._is_robust() else 0.0,
+        )
 
-    def _update(self, X, y):
-        n = X.shape[0]
-        if self.skip_zero_rows:
-            if sp.issparse(X):
-                nonzero = np.asarray(abs(X).sum(axis=1)).ravel() > 0
-            else:
-                nonzero = np.any(X != 0, axis=1)
-            X = X[nonzero]
-        variant = self._variant()
-        # Work on a copy of the 2m x d buffer and commit at the end, so that an
-        # exception in a compaction leaves the sketch as it was.
-        buffer = self._buffer.copy()
-        n_rows, deltas = append_rows(
-            buffer,
-            self._n_rows,
+    def _partial_fit_state(self, state, X, y):
+        return sketch_pass(
+            state,
             X,
-            self.sketch_size,
-            variant="fd" if variant == "cfd" else variant,
+            sketch_size=self.sketch_size,
+            variant=self._variant(),
             beta=getattr(self, "beta", 0.2),
             method=self.compaction,
+            robust=self._is_robust(),
+            skip_zero_rows=self.skip_zero_rows,
         )
-        shrinkage, alpha = self.shrinkage_, self.alpha_
-        for delta in deltas:  # Alg. 5: alpha grows by sigma_m^2 / 2 per compaction
-            shrinkage += delta
-            if self._is_robust():
-                alpha += delta / 2.0
-        self._buffer, self._n_rows = buffer, n_rows
-        self.shrinkage_, self.alpha_ = shrinkage, alpha
-        self.n_compactions_ += len(deltas)
-        self.n_samples_seen_ += n
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
@@ -178,8 +212,23 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         first compaction has happened (Alg. 4/5 keep the uncompacted rows).
         A copy: later updates do not change it.
         """
-        self._check_fitted()
-        return self._buffer[: self._n_rows].copy()
+        state = self._fitted_state()
+        return state.buffer[: state.n_rows].copy()
+
+    @property
+    def n_compactions_(self):
+        """int: number of compactions (SVD/shrink steps) so far."""
+        return int(self._fitted_state().n_compactions)
+
+    @property
+    def shrinkage_(self):
+        """float: ``Δ``, the sum over compactions of the subtracted ``σ_m²``."""
+        return float(self._fitted_state().shrinkage)
+
+    @property
+    def alpha_(self):
+        """float: the ridge term of the estimate ``BᵀB + αI``."""
+        return float(self._fitted_state().alpha)
 
     @property
     def n_components_(self):
@@ -200,7 +249,8 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     def _svd(self):
         """Sign-fixed thin SVD of the sketch rows."""
-        B = self._buffer[: self._n_rows]
+        state = self._fitted_state()
+        B = state.buffer[: state.n_rows]
         if B.shape[0] == 0:
             return np.zeros(0), np.zeros((0, B.shape[1]))
         U, s, Vt = thin_svd(B)
@@ -274,14 +324,14 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     # ------------------------------------------------- covariance and solves
     def _effective_sketch(self):
         """``(B, alpha)`` such that the covariance estimate is ``BᵀB + αI``."""
-        self._check_fitted()
-        B = self._buffer[: self._n_rows]
+        state = self._fitted_state()
+        B = state.buffer[: state.n_rows]
         if self._variant() == "cfd" and B.shape[0]:
             # CFD: raise the retained directions by the total shrinkage Delta.
             s, Vt = self._svd()
             keep = s > np.finfo(np.float64).eps * max(s[0], 0.0) * max(B.shape)
-            B = np.sqrt(s[keep] ** 2 + self.shrinkage_)[:, None] * Vt[keep]
-        return B, self.alpha_
+            B = np.sqrt(s[keep] ** 2 + state.shrinkage)[:, None] * Vt[keep]
+        return B, state.alpha
 
     def get_covariance(self):
         """The sketched (uncentred) covariance ``BᵀB + αI`` as a dense matrix.
@@ -397,11 +447,11 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         if type(other) is not type(self):
             raise TypeError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
         other._check_fitted()
-        self._check_capacity()
-        other._check_capacity()
-        mine, theirs = self.get_params(), other.get_params()
-        for key in ("sketch_size", "variant", "beta", "buffer", "alpha0"):
-            if key in mine and mine[key] != theirs[key]:
+        for est in (self, other):
+            est._check_frozen(est._state)
+        mine, theirs = self._state.frozen, other._state.frozen
+        for key in mine:
+            if key != "compaction" and mine[key] != theirs[key]:
                 raise ValueError(
                     f"cannot merge sketches with different {key}: {mine[key]!r} and {theirs[key]!r}"
                 )
@@ -416,15 +466,17 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             names is not None and not np.array_equal(names, other_names)
         ):
             raise ValueError("cannot merge sketches fitted on different feature names")
-        rows = other._buffer[: other._n_rows].copy()
-        seen, shrink, comps = other.n_samples_seen_, other.shrinkage_, other.n_compactions_
-        self._update(rows, None)
-        # _update counted the other sketch's rows as samples; count its stream instead.
-        self.n_samples_seen_ += seen - rows.shape[0]
-        self.shrinkage_ += shrink
-        if self._is_robust():
-            self.alpha_ += shrink / 2.0
-        self.n_compactions_ += comps
+        theirs = other._state
+        rows = theirs.buffer[: theirs.n_rows].copy()
+        with self._transaction():
+            state = self._partial_fit_state(self._state, rows, None)
+            # the pass counted the other sketch's rows as samples; count its stream instead
+            state.n_samples_seen += theirs.n_samples_seen - rows.shape[0]
+            state.shrinkage += theirs.shrinkage
+            if self._is_robust():
+                state.alpha += theirs.shrinkage / 2.0
+            state.n_compactions += theirs.n_compactions
+            self._commit(state)
         return self
 
     def __sklearn_tags__(self):
@@ -495,14 +547,16 @@ _COMMON_ATTRS = """\
     n_features_in_ : int
         Number of features seen during the first fit.
 
-    Notes
-    -----
-    The sketch is kept in float64 whatever the input dtype (spec §3.2: FD
-    subtracts squared singular values, which loses digits quickly in float32);
-    :meth:`transform` returns the input's floating dtype.
-
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during fit, when ``X`` has string column names.
+"""
+
+_COMMON_NOTES = """\
+    Notes
+    -----
+    The sketch is kept in float64 whatever the input dtype (FD subtracts
+    squared singular values, which loses digits quickly in float32);
+    :meth:`transform` returns the input's floating dtype.
 """
 
 
@@ -525,6 +579,8 @@ class FrequentDirections(_BaseFrequentDirections):
     ``transform`` projects on the top right singular vectors of the sketch
     (uncentred, like the sketch). For a full-rank, better conditioned estimate
     of ``AᵀA`` with half the error bound, use :class:`RobustFrequentDirections`.
+
+    Read more in the :ref:`User Guide <sketching>`.
 
     Parameters
     ----------
@@ -554,8 +610,9 @@ class FrequentDirections(_BaseFrequentDirections):
     See Also
     --------
     RobustFrequentDirections : FD plus the optimal ridge term ``αI``.
-    sklearn.decomposition.IncrementalPCA : exact but ``O(n_features²)``-memory peer.
+    sklearn.decomposition.IncrementalPCA : Exact but ``O(n_features²)``-memory peer.
 
+{_COMMON_NOTES}
     References
     ----------
     Luo, Chen, Zhang, Li, Zhang. Robust Frequent Directions with Application in
@@ -630,6 +687,8 @@ class RobustFrequentDirections(_BaseFrequentDirections):
     error is about ``alpha_``, so where FD's actual error is far below its
     bound ``Δ`` (e.g. uncentred sparse data) FD's ``BᵀB`` can be more accurate.
 
+    Read more in the :ref:`User Guide <sketching>`.
+
     Parameters
     ----------
 {_COMMON_PARAMS}
@@ -647,8 +706,9 @@ class RobustFrequentDirections(_BaseFrequentDirections):
 {_COMMON_ATTRS}
     See Also
     --------
-    FrequentDirections : the same sketch without the ridge term.
+    FrequentDirections : The same sketch without the ridge term.
 
+{_COMMON_NOTES}
     References
     ----------
     Luo, Chen, Zhang, Li, Zhang. Robust Frequent Directions with Application in

@@ -28,7 +28,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array, gen_batches
 from sklearn.utils.extmath import safe_sparse_dot
 
-from ..base import OnlineEstimator
+from .._legacy_base import OnlineEstimator
 from ..utils._capping import mixture_decomposition, sample_corner, spectral_step
 from ..utils._density import (
     dense_from_eigen,

@@ -19,7 +19,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import OnlineEstimator
+from .._legacy_base import OnlineEstimator
 from ..utils._capping import capped_hedge_step, sample_corner
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._online_pca import _as_generator

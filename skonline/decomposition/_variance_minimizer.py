@@ -18,7 +18,7 @@ from scipy.special import logsumexp
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.extmath import safe_sparse_dot
 
-from ..base import OnlineEstimator, check_finite_magnitude
+from .._legacy_base import OnlineEstimator, check_finite_magnitude
 from ..utils._capping import log_fixed_share, log_normalize, spectral_step
 from ..utils._density import meg_eigen_step, sign_fixed
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context

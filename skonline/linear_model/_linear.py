@@ -1,15 +1,55 @@
-"""Read-outs shared by skonline's online linear models (no learning here).
+"""What skonline's online linear models share: targets, sample weights, epochs, read-outs.
 
-Both families keep ``_coef`` of shape (K, n_features) and ``_intercept`` of
-shape (K,), one row per output (one for a binary problem or a regression,
-one per class for one-vs-rest).
+Both families (the sketched online Newton step and the scale-invariant
+learners) hold ``K`` linear models (one for a binary problem or a regression,
+one per class for one-vs-rest) in a :class:`LinearState`, and implement two
+hooks:
+
+``_linear_pass(state, X, T, sample_weight)``
+    One ordered pass over validated rows with targets ``T`` of shape (n, K);
+    returns the new state (never writing into ``state``) and the per-row
+    scores of shape (n, K) that decide the online predicted labels.
+``_linear_readout(state)``
+    ``(coef, intercept)`` of shapes (K, n_features) and (K,).
 """
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import dataclass
 
-__all__ = ["LinearClassifierReadoutMixin", "LinearReadoutMixin", "labels_from_scores"]
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+from ..base import MAX_ABS_VALUE, OnlineEstimator, OnlineState, check_finite_magnitude
+from ..utils._sklearn_compat import _check_sample_weight, _fit_context
+
+__all__ = [
+    "LinearState",
+    "OnlineLinearClassifierMixin",
+    "OnlineLinearRegressorMixin",
+    "labels_from_scores",
+]
+
+
+@dataclass(kw_only=True, eq=False)
+class LinearState(OnlineState):
+    """The fields every online linear model's state has.
+
+    Attributes
+    ----------
+    classes : ndarray or None
+        The classes of a classifier (``None`` for a regressor).
+    n_iter : int
+        Passes of the last ``fit`` (1 after ``partial_fit``).
+    n_mistakes : int
+        Online mistakes of a classifier (labels predicted before each update).
+    """
+
+    classes: np.ndarray | None = None
+    n_iter: int = 0
+    n_mistakes: int = 0
 
 
 def labels_from_scores(classes, scores, *, zero_is_positive):
@@ -24,18 +64,356 @@ def labels_from_scores(classes, scores, *, zero_is_positive):
     return classes[np.argmax(scores, axis=1)]
 
 
-class LinearReadoutMixin:
-    """``_raw_decision``: the (n, K) scores ``X @ _coef.T + _intercept`` of validated ``X``."""
+def _validate_sample_weight(X, sample_weight):
+    """Non-negative, finite, not all zero and not too large to square."""
+    if sample_weight is None:
+        return np.ones(X.shape[0])
+    sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    check_finite_magnitude(sw, name="sample_weight")
+    if not np.any(sw > 0):
+        raise ValueError("sample_weight is zero for every row: the batch carries no information.")
+    return sw
 
+
+class _OnlineLinearBase(OnlineEstimator):
+    """The part shared by classifiers and regressors (see the module docstring).
+
+    A family's engine class comes before the mixins in the bases of an
+    estimator, so that its hooks override the defaults here.
+    """
+
+    #: Binary tie rule of the family: is a decision of exactly 0 the positive class?
+    _zero_is_positive = False
+
+    def _check_params_consistent(self, X):
+        """Checks of parameter combinations that need the validated batch (default: none)."""
+
+    # ------------------------------------------------------------ the pass
+    def _partial_fit_state(self, state, X, y, *, sample_weight, classes=None):
+        keep = sample_weight > 0
+        if not np.all(keep):  # a row of weight 0 is not seen at all
+            X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
+        state, decided = self._linear_pass(state, X, self._targets(y, state), sample_weight)
+        state.n_iter = 1
+        if state.classes is not None and len(y):
+            predicted = labels_from_scores(
+                state.classes, decided, zero_is_positive=self._zero_is_positive
+            )
+            state.n_mistakes += int(np.sum(predicted != y))
+        return state
+
+    def _fit_epochs(self, X, y, sample_weight):
+        """Reset (unless ``warm_start``), then ``max_iter`` passes, committed at the end.
+
+        With ``shuffle`` the rows are permuted before each pass by a generator
+        seeded from ``random_state`` (the permutation depends only on the
+        number of rows).
+        """
+        with self._transaction():
+            warm = bool(self.warm_start) and self._is_initialized()
+            if warm:
+                self._check_frozen(self._state)
+                classes = None
+            else:
+                self._reset()
+                classes = self._classes_from(y)
+            X, y, kwargs = self._validate_batch(
+                X, y, not warm, classes=classes, sample_weight=sample_weight
+            )
+            state = self._state if warm else self._new_state(X, y, **kwargs)
+            sw = kwargs["sample_weight"]
+            rng = check_random_state(self.random_state)
+            for _ in range(self.max_iter):
+                if self.shuffle:
+                    order = rng.permutation(X.shape[0])
+                    state = self._partial_fit_state(
+                        state, X[order], y[order], sample_weight=sw[order]
+                    )
+                else:
+                    state = self._partial_fit_state(state, X, y, sample_weight=sw)
+            state.n_iter = self.max_iter
+            self._commit(state)
+        return self
+
+    def _classes_from(self, y):  # regressors have no classes
+        return None
+
+    # ------------------------------------------------------------ read-outs
     def _raw_decision(self, X):
+        """The (n, K) scores ``X @ coef.T + intercept`` of validated ``X``."""
         X = self._validate_predict(X)
-        return np.asarray(X @ self._coef.T) + self._intercept
+        coef, intercept = self._linear_readout(self._state)
+        return np.asarray(X @ coef.T) + intercept
+
+    @property
+    def n_iter_(self):
+        """int: passes made by the last :meth:`fit` (1 after ``partial_fit``)."""
+        return int(self._fitted_state().n_iter)
 
 
-class LinearClassifierReadoutMixin:
-    """``decision_function`` of an online linear classifier."""
+class OnlineLinearClassifierMixin(_OnlineLinearBase):
+    """Classes, targets ``±1``, online mistakes, ``partial_fit``/``fit`` and read-outs.
+
+    Follows scikit-learn's ``partial_fit`` convention: the first call must
+    list every class; later calls may omit ``classes`` and must not bring a
+    label outside ``classes_``. ``fit`` takes the classes from ``y``.
+    Multiclass problems are ``K`` one-vs-rest models (targets ``+1`` for the
+    row's class, ``−1`` otherwise); a binary problem is one model.
+    """
+
+    def _validate_batch(self, X, y, first_call, classes=None, sample_weight=None):
+        X, y = self._check_training_data(X, y, first_call)
+        self._check_params_consistent(X)
+        check_classification_targets(y)
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit "
+                    "(every label the stream may contain)."
+                )
+            known = self._check_classes(classes)
+            if len(known) < 2:
+                raise ValueError(
+                    f"{type(self).__name__} needs at least 2 classes; got 1 class: "
+                    f"{known.tolist()}."
+                )
+        else:
+            known = self._state.classes
+            if classes is not None and not np.array_equal(self._check_classes(classes), known):
+                raise ValueError(
+                    f"classes={np.unique(classes).tolist()} is not the same as on the first "
+                    f"call to partial_fit: {known.tolist()}."
+                )
+        unseen = np.setdiff1d(np.unique(y), known)
+        if unseen.size:
+            raise ValueError(
+                f"y contains labels {unseen.tolist()} that are not in classes {known.tolist()}."
+            )
+        sw = _validate_sample_weight(X, sample_weight)
+        return X, y, {"sample_weight": sw, "classes": known}
+
+    @staticmethod
+    def _check_classes(classes):
+        classes = np.asarray(classes)
+        if classes.ndim != 1:
+            raise ValueError(
+                f"classes must be a 1-D array of labels; got an array of shape {classes.shape}."
+            )
+        known = np.unique(classes)
+        check_classification_targets(known)
+        return known
+
+    @staticmethod
+    def _classes_from(y):
+        """The classes ``fit`` takes from ``y`` (validated again with the batch)."""
+        return np.unique(column_or_1d(y, warn=True)) if y is not None else None
+
+    @staticmethod
+    def _n_outputs(classes):
+        return 1 if len(classes) == 2 else len(classes)
+
+    def _targets(self, y, state):
+        """Targets of shape (n, K): ``±1`` for the binary model, one-vs-rest ``±1`` otherwise."""
+        idx = np.searchsorted(state.classes, y)
+        K = self._n_outputs(state.classes)
+        if K == 1:
+            return np.where(idx == 1, 1.0, -1.0).reshape(-1, 1)
+        T = -np.ones((len(idx), K))
+        T[np.arange(len(idx)), idx] = 1.0
+        return T
+
+    # ------------------------------------------------------------ fitting
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One online pass over the rows, in order (each row predicted, then learned).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows.
+        y : array-like of shape (n_samples,)
+            Their labels.
+        classes : array-like of shape (n_classes,), default=None
+            Every class of the stream; required on the first call, and equal
+            to the first call's classes if given later.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies each row's loss, hence its gradient. Rows of weight 0
+            are skipped entirely; a batch whose weights are all 0 is rejected.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._online_partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Reset (unless ``warm_start``), then ``max_iter`` online passes over the rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows.
+        y : array-like of shape (n_samples,)
+            Their labels; ``classes_`` are the labels found in ``y``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            As in :meth:`partial_fit`.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit_epochs(X, y, sample_weight)
+
+    # ------------------------------------------------------------ read-outs
+    @property
+    def classes_(self):
+        """ndarray of shape (n_classes,): the class labels."""
+        return self._fitted_state().classes
+
+    @property
+    def coef_(self):
+        """ndarray of shape (1, n_features) or (n_classes, n_features): the weights."""
+        return self._linear_readout(self._fitted_state())[0].copy()
+
+    @property
+    def intercept_(self):
+        """ndarray of shape (1,) or (n_classes,): the intercepts."""
+        return self._linear_readout(self._fitted_state())[1].copy()
+
+    @property
+    def n_mistakes_(self):
+        """int: online mistakes (the label predicted before each update was wrong)."""
+        return int(self._fitted_state().n_mistakes)
+
+    @property
+    def online_error_rate_(self):
+        """float: ``n_mistakes_ / n_samples_seen_``, the progressive-validation error."""
+        state = self._fitted_state()
+        return state.n_mistakes / max(state.n_samples_seen, 1)
 
     def decision_function(self, X):
-        """``X @ coef_.T + intercept_`` (1-D for binary problems)."""
+        """Confidence scores ``X @ coef_.T + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For a binary problem, the score of ``classes_[1]``; otherwise one
+            column per class.
+        """
         scores = self._raw_decision(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predicted class labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            ``classes_[1]`` where the binary score is positive, otherwise the
+            class of the largest score.
+        """
+        scores = self._raw_decision(X)
+        return labels_from_scores(
+            self._state.classes, scores, zero_is_positive=self._zero_is_positive
+        )
+
+
+class OnlineLinearRegressorMixin(_OnlineLinearBase):
+    """Numeric targets (guarded like ``X``), ``partial_fit``/``fit`` and read-outs."""
+
+    def _validate_batch(self, X, y, first_call, classes=None, sample_weight=None):
+        X, y = self._check_training_data(X, y, first_call, y_numeric=True)
+        self._check_params_consistent(X)
+        try:  # numeric strings are converted, as scikit-learn's regressors do
+            y = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"y must be numeric: {err}") from None
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity.")
+        check_finite_magnitude(y, name="y", max_abs=MAX_ABS_VALUE)
+        sw = _validate_sample_weight(X, sample_weight)
+        return X, y, {"sample_weight": sw}
+
+    def _targets(self, y, state):
+        return np.asarray(y, dtype=np.float64).reshape(-1, 1)
+
+    # ------------------------------------------------------------ fitting
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, sample_weight=None):
+        """One online pass over the rows, in order (each row predicted, then learned).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows.
+        y : array-like of shape (n_samples,)
+            Their targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies each row's loss, hence its gradient. Rows of weight 0
+            are skipped entirely; a batch whose weights are all 0 is rejected.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._online_partial_fit(X, y, sample_weight=sample_weight)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Reset (unless ``warm_start``), then ``max_iter`` online passes over the rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows.
+        y : array-like of shape (n_samples,)
+            Their targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            As in :meth:`partial_fit`.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit_epochs(X, y, sample_weight)
+
+    # ------------------------------------------------------------ read-outs
+    @property
+    def coef_(self):
+        """ndarray of shape (n_features,): the weights."""
+        return self._linear_readout(self._fitted_state())[0][0].copy()
+
+    @property
+    def intercept_(self):
+        """float: the intercept."""
+        return float(self._linear_readout(self._fitted_state())[1][0])
+
+    def predict(self, X):
+        """Predicted targets ``X @ coef_ + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predictions.
+        """
+        return self._raw_decision(X)[:, 0]

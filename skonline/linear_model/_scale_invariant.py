@@ -27,10 +27,15 @@ from scipy.special import expit
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import OnlineClassifierMixin, OnlineEstimator
+from .._legacy_base import (
+    LinearClassifierReadoutMixin,
+    LinearReadoutMixin,
+    OnlineClassifierMixin,
+    OnlineEstimator,
+    labels_from_scores,
+)
 from ..utils._rank_one import pinv_rank_one_update
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
-from ._linear import LinearClassifierReadoutMixin, LinearReadoutMixin, labels_from_scores
 
 __all__ = ["ScaleInvariantClassifier", "ScaleInvariantRegressor"]
 

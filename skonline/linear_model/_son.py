@@ -4,18 +4,16 @@ Luo, Chen, Zhang, Li & Zhang, "Robust Frequent Directions with Application in
 Online Learning", JMLR 20 (2019): Algorithm 3 (RFD-SON), Algorithm 6 (its
 doubling-buffer form, used in the paper's experiments) and Appendix A (the
 Woodbury updates), with the FD-SON (Luo et al. 2016), FULL-ON and AdaGrad
-baselines of §6.2 on the same engine.
-
-Per row, in the SON order (spec §2.14): project the current ``u`` onto
-``K_t = {w : |wᵀx_t| ≤ C}`` in the ``H^(t−1)``-norm, predict ``p = wᵀx_t``
-(test-then-train bookkeeping), take the loss gradient ``g = l'(p) x_t``, add
-``sqrt(μ + η_t) g`` to the curvature, and step ``u ← w − H^(t)⁻¹ g``.
+baselines of §6.2 on the same engine. The pass is
+:func:`skonline.linear_model._son_kernels.son_pass`; this module validates,
+holds the state and reads it out.
 """
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -25,142 +23,42 @@ from scipy.special import expit
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import OnlineClassifierMixin, OnlineEstimator
+from ..base import OnlineEstimator
 from ..utils._sketch import single_blas_thread
-from ..utils._sklearn_compat import (
-    Interval,
-    StrOptions,
-    _fit_context,
-)
+from ..utils._sklearn_compat import Interval, StrOptions
 from ._curvature import DiagCurvature, FullCurvature, SketchCurvature
-from ._linear import LinearClassifierReadoutMixin, LinearReadoutMixin, labels_from_scores
+from ._linear import LinearState, OnlineLinearClassifierMixin, OnlineLinearRegressorMixin
+from ._son_kernels import auto_mu, son_pass
 
 __all__ = ["RFDSONClassifier", "RFDSONRegressor"]
 
 
-# ----------------------------------------------------------------- kernels
-def loss_and_derivative(loss, p, y, epsilon=1.0):
-    """``(l(p; y), l'(p; y))`` for a scalar prediction ``p`` (spec §2.16)."""
-    if loss == "squared":
-        r = p - y
-        return r * r, 2.0 * r
-    if loss == "logistic":
-        m = y * p
-        return float(np.logaddexp(0.0, -m)), float(-y * expit(-m))
-    if loss == "hinge":
-        m = y * p
-        return (1.0 - m, -y) if m < 1.0 else (0.0, 0.0)
-    if loss == "smooth_hinge":
-        m = y * p
-        if m >= 1.0:
-            return 0.0, 0.0
-        if m <= 0.0:
-            return 0.5 - m, -y
-        return 0.5 * (1.0 - m) ** 2, -y * (1.0 - m)
-    if loss == "huber":
-        r = p - y
-        if abs(r) <= epsilon:
-            return 0.5 * r * r, r
-        return epsilon * (abs(r) - 0.5 * epsilon), epsilon * np.sign(r)
-    raise ValueError(f"unknown loss {loss!r}")  # pragma: no cover - validated
+@dataclass(kw_only=True, eq=False)
+class SONState(LinearState):
+    """Learned state of the sketched online Newton step.
 
-
-def auto_mu(loss, bound):
-    """Assumption 2's constant ``μ = min l'' / max l'²`` on ``|p| ≤ C`` (spec §2.16).
-
-    Squared loss: ``1/(8C²)`` (the paper's constant, targets in ``[−C, C]``);
-    logistic: ``e^{−C}``; hinge, smooth hinge, Huber, or no bound: 0.
-    """
-    if bound is None:
-        return 0.0
-    if loss == "squared":
-        return 1.0 / (8.0 * bound * bound)
-    if loss == "logistic":
-        return float(np.exp(-bound))
-    return 0.0
-
-
-def son_pass(
-    U, curvatures, Xa, T, sw, t, total_loss, *, loss, bound, mu, eta0, epsilon, skip_zero_rows
-):
-    """One ordered pass of the online Newton step over the rows (paper Alg. 6, SON order).
-
-    A pure kernel: ``U`` and ``curvatures`` are copied, never written into.
-
-    Parameters
+    Attributes
     ----------
-    U : ndarray of shape (n_models, d)
-        Current iterates ``u`` (one per one-vs-rest model).
-    curvatures : list of curvature back-ends (``_curvature``)
-    Xa : ndarray or CSR matrix of shape (n, d)
-        Rows, intercept column included (C-contiguous float64 when dense).
-    T : ndarray of shape (n, n_models)
-        Targets (``±1`` for classification).
-    sw : ndarray of shape (n,)
-        Positive sample weights.
-    t : int
-        Rows seen before this pass (``η_t = eta0 / t``, 1-based).
-    total_loss : float
-        Running loss sum (continued, so any split of a stream adds up the same).
-    loss, bound, mu, eta0, epsilon, skip_zero_rows
-        As the estimators' parameters (``mu`` resolved to a number).
-
-    Returns
-    -------
-    U, curvatures, t, total_loss, predictions, scores
-        New iterates and back-ends, the time index and the running loss after
-        the pass, and per row and model ``p_t = clip(u_tᵀx_t, −C, C)`` and
-        ``u_tᵀx_t``.
+    U : ndarray of shape (K, n_features + fit_intercept)
+        The iterates ``u`` (intercept column last).
+    curvatures : list of K curvature back-ends (``_curvature``)
     """
-    U, curvatures = U.copy(), copy.deepcopy(curvatures)
-    n, d = Xa.shape
-    K = U.shape[0]
-    C = None if bound is None else float(bound)
-    predictions = np.empty((n, K))
-    scores = np.empty((n, K))
-    sparse = sp.issparse(Xa)
-    x = np.zeros(d)
-    for i in range(n):
-        if sparse:
-            lo, hi = Xa.indptr[i], Xa.indptr[i + 1]
-            x[:] = 0.0
-            x[Xa.indices[lo:hi]] = Xa.data[lo:hi]
-        else:
-            x = Xa[i]
-        t += 1
-        c = mu + eta0 / t
-        for k in range(K):
-            u, cur = U[k], curvatures[k]
-            Bx = cur.Bdot(x)
-            z = float(u @ x)
-            w = u if C is None else cur.project(u, x, z, C, Bx)
-            # wᵀx of the projected w is exactly clip(z, −C, C) (spec §2.10); use it
-            # rather than the rounded product, which decides hinge kinks by noise.
-            p = z if C is None else min(max(z, -C), C)
-            predictions[i, k], scores[i, k] = p, z
-            value, deriv = loss_and_derivative(loss, p, T[i, k], epsilon)
-            total_loss += sw[i] * value
-            scale = sw[i] * deriv
-            if scale == 0.0 and skip_zero_rows:
-                U[k] = w
-                continue
-            g = scale * x
-            Bg = cur.update(g, c, None if Bx is None else scale * Bx)
-            U[k] = w - cur.newton_direction(g, Bg)
-    return U, curvatures, t, total_loss, predictions, scores
+
+    U: np.ndarray
+    curvatures: list
 
 
-class _BaseSON(LinearReadoutMixin, OnlineEstimator):
+class _BaseSON(OnlineEstimator):
     """The engine shared by :class:`RFDSONRegressor` and :class:`RFDSONClassifier`."""
 
     _accept_sparse = "csr"
-    _private_state = ("_u", "_curvatures", "_scaling")
+    _zero_is_positive = True  # the kernel's rule: a zero score is the positive class
 
     _parameter_constraints: ClassVar[dict] = {
         "sketch": [StrOptions({"rfd", "fd", "full", "diag"})],
         "sketch_size": [Interval(Integral, 2, None, closed="left")],
         "alpha0": [Interval(Real, 0, None, closed="left")],
-        "eta0": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "mu": [StrOptions({"auto"}), Interval(Real, 0, None, closed="left")],
         "bound": [Interval(Real, 0, None, closed="neither"), None],
         "fit_intercept": ["boolean"],
@@ -174,16 +72,14 @@ class _BaseSON(LinearReadoutMixin, OnlineEstimator):
         "solve_rtol": [Interval(Real, 0, None, closed="left")],
     }
 
+    def _frozen_params(self):
+        return ("sketch", "sketch_size", "alpha0", "fit_intercept", "intercept_scaling")
+
     # ------------------------------------------------------------- helpers
-    def _n_models(self):
-        return 1
-
-    def _targets(self, y):
-        """Targets of shape (n, n_models)."""
-        return np.asarray(y, dtype=np.float64).reshape(-1, 1)
-
     def _mu(self):
-        return auto_mu(self.loss, self.bound) if self.mu == "auto" else float(self.mu)
+        if self.mu != "auto":
+            return float(self.mu)
+        return auto_mu(self.loss, self.bound, float(getattr(self, "epsilon", 1.0)))
 
     def _new_curvature(self, n_features):
         if self.sketch in ("rfd", "fd"):
@@ -199,24 +95,7 @@ class _BaseSON(LinearReadoutMixin, OnlineEstimator):
             return FullCurvature(n_features, self.alpha0)
         return DiagCurvature(n_features, self.alpha0)
 
-    def _check_state_matches_params(self):
-        """After set_params mid-stream: the state must still fit the parameters."""
-        expected = self._new_curvature(1)
-        cur = self._curvatures[0]
-        same = type(cur) is type(expected) and self._u.shape[1] == self.n_features_in_ + int(
-            self.fit_intercept
-        )
-        if isinstance(cur, SketchCurvature):
-            same = same and cur.m == self.sketch_size and cur.robust == expected.robust
-        same = same and self._scaling == float(self.intercept_scaling)
-        if not same:
-            raise ValueError(
-                "sketch, sketch_size, fit_intercept or intercept_scaling changed since the "
-                "first partial_fit; "
-                "call fit to start again."
-            )
-
-    def _check_consistent_params(self):
+    def _check_params_consistent(self, X):
         if self.sketch != "rfd" and self.alpha0 <= 0:
             raise ValueError(
                 f"sketch={self.sketch!r} needs alpha0 > 0 (its curvature starts at "
@@ -226,115 +105,91 @@ class _BaseSON(LinearReadoutMixin, OnlineEstimator):
             warnings.warn(
                 "RFD0 (sketch='rfd', alpha0=0) without a bound: until the sketch shrinks, "
                 "H is singular and nothing limits the pseudo-inverse steps; the iterate can "
-                "diverge (measured R² of -8612 on clean data). Set bound=C or alpha0 > 0.",
+                "diverge. Set bound=C or alpha0 > 0.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
 
-    def _augment(self, X):
+    def _augment(self, X, state):
         """Append the constant intercept column (it takes part in the sketch)."""
+        scaling = float(state.frozen["intercept_scaling"])
+        fit_intercept = state.frozen["fit_intercept"]
         # C-contiguous float64 rows: the same numbers in the same memory layout
         # give bit-identical dot products whatever the input's order or dtype.
         if sp.issparse(X):
             X = sp.csr_matrix(X, dtype=np.float64, copy=True)
             X.sum_duplicates()  # the row loop scatters entries: duplicates must be summed
-            if not self.fit_intercept:
+            if not fit_intercept:
                 return X
-            ones = sp.csr_matrix(np.full((X.shape[0], 1), float(self.intercept_scaling)))
+            ones = sp.csr_matrix(np.full((X.shape[0], 1), scaling))
             return sp.hstack([X, ones], format="csr", dtype=np.float64)
         X = np.ascontiguousarray(X, dtype=np.float64)
-        if not self.fit_intercept:
+        if not fit_intercept:
             return X
-        return np.hstack([X, np.full((X.shape[0], 1), float(self.intercept_scaling))])
+        return np.hstack([X, np.full((X.shape[0], 1), scaling)])
 
     # --------------------------------------------------------------- state
-    def _init_state(self, X, y):
+    def _init_state(self, X, y, *, sample_weight, classes=None):
         d = X.shape[1] + int(self.fit_intercept)
-        K = self._n_models()
-        self._u = np.zeros((K, d))
-        self._curvatures = [self._new_curvature(d) for _ in range(K)]
-        self._scaling = float(self.intercept_scaling)
-        self.t_ = 0
-        self.cumulative_loss_ = 0.0
-        self.n_iter_ = 0
-
-    def _update(self, X, y, sample_weight):
-        """One ordered pass over the rows (paper Alg. 6 in the SON order)."""
-        if not np.all(sample_weight > 0):
-            # A row of weight 0 is not seen at all: no projection, no time step, no metric.
-            keep = sample_weight > 0
-            X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
-        with single_blas_thread():  # small products on one core: faster, robust to load
-            self._pass(self._augment(X), self._targets(y), sample_weight, y)
-
-    def _pass(self, Xa, T, sw, y):
-        U, curvatures, t, total_loss, predictions, scores = son_pass(
-            self._u,
-            self._curvatures,
-            Xa,
-            T,
-            sw,
-            self.t_,
-            self.cumulative_loss_,
-            loss=self.loss,
-            bound=self.bound,
-            mu=self._mu(),
-            eta0=float(self.eta0),
-            epsilon=float(getattr(self, "epsilon", 1.0)),
-            skip_zero_rows=self.skip_zero_rows,
+        K = 1 if classes is None else self._n_outputs(classes)
+        return SONState(
+            classes=classes,
+            U=np.zeros((K, d)),
+            curvatures=[self._new_curvature(d) for _ in range(K)],
         )
-        self._u, self._curvatures = U, curvatures
-        self.t_, self.cumulative_loss_ = t, total_loss
-        self.n_iter_ = 1
-        self._record_online_metrics(predictions, scores, y)
 
-    def _record_online_metrics(self, predictions, scores, y):
-        """Hook for test-then-train metrics (predictions ``p_t`` and raw scores ``u_tᵀx_t``)."""
-
-    # --------------------------------------------------------------- fitting
-    def _validate_update_params(self, X, sample_weight):
-        self._check_consistent_params()
-        if self._is_initialized() and hasattr(self, "_curvatures"):
-            self._check_state_matches_params()
-        return self._sample_weight_params(X, sample_weight)
+    def _linear_pass(self, state, X, T, sample_weight):
+        """One ordered pass over the rows (paper Alg. 6 in the SON order)."""
+        with single_blas_thread():  # small products on one core: faster, robust to load
+            U, curvatures, t, total_loss, predictions, scores = son_pass(
+                state.U,
+                state.curvatures,
+                self._augment(X, state),
+                T,
+                sample_weight,
+                state.n_samples_seen,
+                state.cumulative_loss,
+                loss=self.loss,
+                bound=self.bound,
+                mu=self._mu(),
+                learning_rate=float(self.learning_rate),
+                epsilon=float(getattr(self, "epsilon", 1.0)),
+                skip_zero_rows=self.skip_zero_rows,
+            )
+        new = dataclasses.replace(
+            state, U=U, curvatures=curvatures, n_samples_seen=t, cumulative_loss=total_loss
+        )
+        # binary: the clipped prediction decides; multiclass: argmax of the unclipped
+        # scores (clipped predictions tie at ±C)
+        return new, predictions if predictions.shape[1] == 1 else scores
 
     # ------------------------------------------------------------ read-out
-    @property
-    def _coef(self):
-        self._check_fitted()
+    def _linear_readout(self, state):
         d = self.n_features_in_
-        return self._u[:, :d]
-
-    @property
-    def _intercept(self):
-        self._check_fitted()
-        if not self.fit_intercept:
-            return np.zeros(self._u.shape[0])
-        return self._u[:, -1] * self._scaling
+        if not state.frozen["fit_intercept"]:
+            return state.U, np.zeros(state.U.shape[0])
+        return state.U[:, :d], state.U[:, -1] * float(state.frozen["intercept_scaling"])
 
     @property
     def alpha_(self):
         """ndarray of shape (n_models,): the ridge term ``α`` of each model's curvature."""
-        self._check_fitted()
-        return np.array([getattr(c, "alpha", np.nan) for c in self._curvatures])
+        return np.array([getattr(c, "alpha", np.nan) for c in self._fitted_state().curvatures])
 
     @property
     def shrinkage_(self):
         """ndarray of shape (n_models,): ``Δ``, total sketch shrinkage of each model."""
-        self._check_fitted()
-        return np.array([getattr(c, "shrinkage", 0.0) for c in self._curvatures])
+        return np.array([getattr(c, "shrinkage", 0.0) for c in self._fitted_state().curvatures])
 
     @property
     def n_compactions_(self):
         """ndarray of shape (n_models,): compactions of each model's sketch."""
-        self._check_fitted()
-        return np.array([getattr(c, "n_compactions", 0) for c in self._curvatures])
+        curvatures = self._fitted_state().curvatures
+        return np.array([getattr(c, "n_compactions", 0) for c in curvatures])
 
     @property
-    def n_samples_seen_(self):
-        """int: rows processed (``t_``; counts every pass of ``fit``)."""
-        self._check_fitted()
-        return self.t_
+    def cumulative_loss_(self):
+        """float: sum of the (weighted) losses of the predictions made before each update."""
+        return float(self._fitted_state().cumulative_loss)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -357,16 +212,17 @@ _PARAMS_DOC = """\
         memory, ``O(m · d + m³)`` time per row). Paper grids: {5, 10, 20}, {20, 30, 50}.
 
     alpha0 : float, default=0.0
-        Initial ``α`` (``H^(0) = alpha0 · I``). Must be positive for ``"fd"``,
-        ``"full"`` and ``"diag"``.
+        Initial ridge ``α`` (``H^(0) = alpha0 · I``). Must be positive for
+        ``"fd"``, ``"full"`` and ``"diag"``.
 
-    eta0 : float, default=1.0
-        ``η_t = eta0 / t`` with ``t`` counted from 1 across all calls.
+    learning_rate : float, default=1.0
+        ``η_t = learning_rate / t`` with ``t`` counted from 1 across all calls.
 
     mu : "auto" or float, default="auto"
         ``μ`` of Assumption 2; the sketch rows are ``sqrt(μ + η_t) g_t``.
         ``"auto"``: ``1/(8C²)`` for the squared loss, ``e^{−C}`` for the
-        logistic loss, 0 otherwise (spec §2.16).
+        logistic loss, ``1/epsilon²`` for the Huber loss (its quadratic
+        zone), 0 otherwise (paper §5).
 
     bound : float or None, default=1.0
         ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` (the paper uses 1
@@ -405,15 +261,14 @@ _PARAMS_DOC = """\
     solve_rtol : float, default=1e-12
         ``α ≤ solve_rtol · λ_max(BBᵀ)`` counts as singular: the pseudo-inverse
         formulas are used in the solves (the sketch itself stays exact). The
-        spec proposes 1e-10 against the Woodbury cancellation; the solves here
-        work in the sketch's eigenbasis (error ``κ·eps``, not ``κ²·eps``), and
-        with 1e-10 a badly scaled stream (features over 6 orders of magnitude)
-        was wrongly treated as singular (held-out accuracy 0.38 instead of 0.93).
+        solves work in the sketch's eigenbasis (error ``κ·eps``), so the
+        threshold can sit far below the Woodbury form's ``1e-10``; see the
+        user guide.
 """
 
 _ATTRS_DOC = """\
-    t_ : int
-        Rows processed so far (global time index of ``η_t``).
+    n_samples_seen_ : int
+        Rows processed so far (the global time index ``t`` of ``η_t``).
 
     cumulative_loss_ : float
         Sum over the processed rows of the (weighted) loss of the prediction
@@ -428,34 +283,35 @@ _ATTRS_DOC = """\
         ``alpha_ == alpha0 + shrinkage_ / 2``.
 
     n_compactions_ : ndarray of shape (n_models,)
+        Compactions of each model's sketch.
 
     n_iter_ : int
         Passes made by the last :meth:`fit` (1 after ``partial_fit``).
 
     n_features_in_ : int
+        Number of features seen during the first call.
 
     feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during the first call, when ``X`` has string
+        column names.
 """
 
 
 def _is_logistic(estimator):
     """``predict_proba`` exists only for the logistic loss."""
-    if estimator.loss != "logistic":
-        raise AttributeError("predict_proba is available only for loss='logistic'")
+    if estimator.loss != "log_loss":
+        raise AttributeError("predict_proba is available only for loss='log_loss'")
     return True
 
 
-class RFDSONClassifier(
-    OnlineClassifierMixin, ClassifierMixin, LinearClassifierReadoutMixin, _BaseSON
-):
+class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
     __doc__ = f"""Online Newton step with a Robust Frequent Directions sketch, for classification.
 
     Paper Algorithm 6 (RFD-SON with the doubling buffer) of Luo et al. (2019)
-    for the losses of spec §2.16 on labels ``±1``; multiclass one-vs-rest with
-    one sketch per class. Per row and class: ``O(m · n_features + m³)`` time
-    (one eigendecomposition of the ``≤ 2m × 2m`` Gram matrix of the sketch)
-    and ``O(m · n_features)`` memory, against ``O(n_features²)`` for the full
-    online Newton step.
+    on labels ``±1``; multiclass one-vs-rest with one sketch per class. Per
+    row and class: ``O(m · n_features + m³)`` time (one eigendecomposition of
+    the ``≤ 2m × 2m`` Gram matrix of the sketch) and ``O(m · n_features)``
+    memory, against ``O(n_features²)`` for the full online Newton step.
 
     Guarantee (Theorem 5, ``alpha0 > 0``, losses satisfying Assumptions 1–2):
 
@@ -463,39 +319,41 @@ class RFDSONClassifier(
 
     where ``Ω_RFD`` depends on ``α₀`` only logarithmically — unlike FD-SON,
     whose gap term grows as ``1/α₀`` — which is why RFD0 (``alpha0=0``,
-    Theorem 7) needs no tuning. In practice RFD0 can be erratic while its
-    ``α`` is tiny after the first compactions (see the user guide for
-    measurements); a small positive ``alpha0`` is robust. Corrected errata: the ``α = 0`` projection
+    Theorem 7) needs no tuning. Corrected errata: the ``α = 0`` projection
     uses the projector ``VVᵀ`` (the paper prints ``VΣ⁻²Vᵀ``), ``η_t`` is
     1-based, and the Woodbury ``γ`` uses the vector being projected.
 
+    Read more in the :ref:`User Guide <online_newton>`.
+
     Parameters
     ----------
-    loss : {{"squared", "logistic", "hinge", "smooth_hinge"}}, default="squared"
-        ``"squared"`` is the paper's loss ``(wᵀx − y)²``.
+    loss : {{"squared_error", "log_loss", "hinge", "smooth_hinge"}}, default="squared_error"
+        ``"squared_error"`` is the paper's loss ``(wᵀx − y)²`` on labels ``±1``.
 
 {_PARAMS_DOC}
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        The class labels.
 
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         ``u^(T+1)``, the unprojected iterate(s).
 
     intercept_ : ndarray of shape (1,) or (n_classes,)
+        The intercepts.
 
     n_mistakes_ : int
         Online mistakes (prediction made before each update).
 
     online_error_rate_ : float
-        ``n_mistakes_ / t_``: the paper's "online error rate".
+        ``n_mistakes_ / n_samples_seen_``: the paper's "online error rate".
 
 {_ATTRS_DOC}
     See Also
     --------
-    RFDSONRegressor
-    skonline.decomposition.RobustFrequentDirections : the sketch.
-    sklearn.linear_model.SGDClassifier : first-order peer.
+    RFDSONRegressor : The same learner for regression.
+    skonline.decomposition.RobustFrequentDirections : The sketch.
+    sklearn.linear_model.SGDClassifier : First-order peer.
 
     References
     ----------
@@ -521,17 +379,17 @@ class RFDSONClassifier(
 
     _parameter_constraints: ClassVar[dict] = {
         **_BaseSON._parameter_constraints,
-        "loss": [StrOptions({"squared", "logistic", "hinge", "smooth_hinge"})],
+        "loss": [StrOptions({"squared_error", "log_loss", "hinge", "smooth_hinge"})],
     }
 
     def __init__(
         self,
-        loss="squared",
+        loss="squared_error",
         *,
         sketch="rfd",
         sketch_size=10,
         alpha0=0.0,
-        eta0=1.0,
+        learning_rate=1.0,
         mu="auto",
         bound=1.0,
         fit_intercept=True,
@@ -548,7 +406,7 @@ class RFDSONClassifier(
         self.sketch = sketch
         self.sketch_size = sketch_size
         self.alpha0 = alpha0
-        self.eta0 = eta0
+        self.learning_rate = learning_rate
         self.mu = mu
         self.bound = bound
         self.fit_intercept = fit_intercept
@@ -561,100 +419,22 @@ class RFDSONClassifier(
         self.warm_start = warm_start
         self.solve_rtol = solve_rtol
 
-    def _n_models(self):
-        return 1 if len(self.classes_) == 2 else len(self.classes_)
-
-    def _targets(self, y):
-        idx = np.searchsorted(self.classes_, y)
-        K = self._n_models()
-        if K == 1:
-            return np.where(idx == 1, 1.0, -1.0).reshape(-1, 1)
-        T = -np.ones((len(idx), K))
-        T[np.arange(len(idx)), idx] = 1.0
-        return T
-
-    def _validate_batch(self, X, y, first_call, classes=None):
-        X, y = super()._validate_batch(X, y, first_call, classes=classes)
-        if first_call and len(self.classes_) < 2:
-            raise ValueError(
-                f"RFDSONClassifier needs at least 2 classes; got 1 class: {self.classes_.tolist()}."
-            )
-        return X, y
-
-    def _init_state(self, X, y):
-        super()._init_state(X, y)
-        self.n_mistakes_ = 0
-
-    def _record_online_metrics(self, predictions, scores, y):
-        # binary: the clipped prediction; multiclass: argmax of the unclipped scores
-        # (clipped predictions tie at ±C)
-        decided = predictions if predictions.shape[1] == 1 else scores
-        predicted = labels_from_scores(self.classes_, decided, zero_is_positive=True)
-        self.n_mistakes_ += int(np.sum(predicted != y))
-
-    @property
-    def online_error_rate_(self):
-        """float: ``n_mistakes_ / t_``."""
-        self._check_fitted()
-        return self.n_mistakes_ / max(self.t_, 1)
-
-    @property
-    def coef_(self):
-        """ndarray of shape (n_models, n_features): ``u^(T+1)`` without the intercept."""
-        return self._coef.copy()
-
-    @property
-    def intercept_(self):
-        """ndarray of shape (n_models,)."""
-        return self._intercept
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """One online pass over the rows, in order.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,), default=None
-            Every class of the stream; required on the first call.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Multiplies each row's loss, hence its gradient (the curvature sees
-            the weighted gradients). Rows of weight 0 are skipped entirely; a
-            batch whose weights are all 0 is rejected (scikit-learn's rule).
-
-        Returns
-        -------
-        self : object
-        """
-        return self._online_partial_fit(X, y, sample_weight, classes=classes)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Reset (unless ``warm_start``), then ``max_iter`` online passes.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self : object
-        """
-        return self._fit_epochs(X, y, sample_weight)
-
-    def predict(self, X):
-        """Class labels: ``classes_[1]`` where the binary decision is ``>= 0``; argmax otherwise."""
-        scores = self._raw_decision(X)  # checks fitted before classes_ is read
-        return labels_from_scores(self.classes_, scores, zero_is_positive=True)
-
     @available_if(_is_logistic)
     def predict_proba(self, X):
-        """Probabilities for ``loss="logistic"``: ``sigmoid(clip(decision, −C, C))``.
+        """Probability estimates for ``loss="log_loss"``.
 
-        One-vs-rest scores are normalised to sum to one.
+        ``sigmoid(clip(decision, −C, C))``; one-vs-rest scores are normalised
+        to sum to one.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probability of each class, in the order of ``classes_``.
         """
         scores = self._raw_decision(X)
         if self.bound is not None:
@@ -666,20 +446,31 @@ class RFDSONClassifier(
 
     @available_if(_is_logistic)
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of the probability estimates.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probability of each class, in the order of ``classes_``.
+        """
         return np.log(self.predict_proba(X))
 
 
-class RFDSONRegressor(RegressorMixin, _BaseSON):
+class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
     __doc__ = f"""Online Newton step with a Robust Frequent Directions sketch, for regression.
 
     Paper Algorithm 6 (RFD-SON, doubling buffer) of Luo et al. (2019) with the
     squared loss ``(wᵀx − y)²`` of the paper's experiments (or the Huber
     loss), ``O(m · n_features + m³)`` time and ``O(m · n_features)`` memory
-    per row. With ``bound=C``
-    the iterate is projected onto ``|wᵀx_t| ≤ C`` and predictions are
-    clipped to ``[−C, C]``: scale the targets into that range (the regret
-    bound of Theorem 5 assumes ``|y| ≤ C``), or use ``bound=None``.
+    per row. With ``bound=C`` the iterate is projected onto
+    ``|wᵀx_t| ≤ C`` and predictions are clipped to ``[−C, C]``: scale the
+    targets into that range (the regret bound of Theorem 5 assumes
+    ``|y| ≤ C``), or use ``bound=None``.
 
     Guarantee (Theorem 5, ``alpha0 > 0``; Theorem 7 for ``alpha0=0``), with
     ``μ = 1/(8C²)`` and ``L = 4C`` for the squared loss on ``|y| ≤ C``:
@@ -689,9 +480,12 @@ class RFDSONRegressor(RegressorMixin, _BaseSON):
     Corrected errata as in :class:`RFDSONClassifier` (the ``α = 0``
     projection uses ``VVᵀ``; ``η_t`` is 1-based).
 
+    Read more in the :ref:`User Guide <online_newton>`.
+
     Parameters
     ----------
-    loss : {{"squared", "huber"}}, default="squared"
+    loss : {{"squared_error", "huber"}}, default="squared_error"
+        The loss of the online predictions.
 
     epsilon : float, default=1.0
         Huber threshold (only for ``loss="huber"``).
@@ -703,12 +497,13 @@ class RFDSONRegressor(RegressorMixin, _BaseSON):
         ``u^(T+1)``, the unprojected iterate.
 
     intercept_ : float
+        The intercept.
 
 {_ATTRS_DOC}
     See Also
     --------
-    RFDSONClassifier
-    sklearn.linear_model.SGDRegressor : first-order peer.
+    RFDSONClassifier : The same learner for classification.
+    sklearn.linear_model.SGDRegressor : First-order peer.
 
     References
     ----------
@@ -732,19 +527,19 @@ class RFDSONRegressor(RegressorMixin, _BaseSON):
 
     _parameter_constraints: ClassVar[dict] = {
         **_BaseSON._parameter_constraints,
-        "loss": [StrOptions({"squared", "huber"})],
+        "loss": [StrOptions({"squared_error", "huber"})],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
         self,
-        loss="squared",
+        loss="squared_error",
         *,
         epsilon=1.0,
         sketch="rfd",
         sketch_size=10,
         alpha0=0.0,
-        eta0=1.0,
+        learning_rate=1.0,
         mu="auto",
         bound=1.0,
         fit_intercept=True,
@@ -762,7 +557,7 @@ class RFDSONRegressor(RegressorMixin, _BaseSON):
         self.sketch = sketch
         self.sketch_size = sketch_size
         self.alpha0 = alpha0
-        self.eta0 = eta0
+        self.learning_rate = learning_rate
         self.mu = mu
         self.bound = bound
         self.fit_intercept = fit_intercept
@@ -775,61 +570,32 @@ class RFDSONRegressor(RegressorMixin, _BaseSON):
         self.warm_start = warm_start
         self.solve_rtol = solve_rtol
 
-    def _validate_batch(self, X, y, first_call):
-        X, y = self._check_training_data(X, y, first_call, y_numeric=True)
-        if self.bound is not None and np.max(np.abs(y)) > self.bound:
+    def _validate_batch(self, X, y, first_call, classes=None, sample_weight=None):
+        X, y, kwargs = super()._validate_batch(
+            X, y, first_call, classes=classes, sample_weight=sample_weight
+        )
+        if self.bound is not None and y.size and np.max(np.abs(y)) > self.bound:
             warnings.warn(
                 f"targets reach |y| = {np.max(np.abs(y)):.3g} > bound = {self.bound}: "
                 "predictions are clipped to [-bound, bound] (the paper's constraint "
                 "|wᵀx| <= C). Scale y into that range or raise bound.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
-        return X, y
-
-    @property
-    def coef_(self):
-        """ndarray of shape (n_features,): ``u^(T+1)`` without the intercept."""
-        return self._coef[0].copy()
-
-    @property
-    def intercept_(self):
-        """float."""
-        return float(self._intercept[0])
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, sample_weight=None):
-        """One online pass over the rows, in order.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self : object
-        """
-        return self._online_partial_fit(X, y, sample_weight)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Reset (unless ``warm_start``), then ``max_iter`` online passes.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self : object
-        """
-        return self._fit_epochs(X, y, sample_weight)
+        return X, y, kwargs
 
     def predict(self, X):
-        """``clip(X @ coef_ + intercept_, −C, C)`` (no clipping with ``bound=None``)."""
+        """Predicted targets ``clip(X @ coef_ + intercept_, −C, C)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predictions (not clipped with ``bound=None``).
+        """
         out = self._raw_decision(X)[:, 0]
         return out if self.bound is None else np.clip(out, -self.bound, self.bound)

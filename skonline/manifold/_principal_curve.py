@@ -29,7 +29,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 
-from ..base import OnlineEstimator
+from .._legacy_base import OnlineEstimator
 from ..utils._polyline import (
     arc_lengths,
     point_at_arc_length,

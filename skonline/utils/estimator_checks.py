@@ -12,6 +12,10 @@ what a streaming user relies on (modelled on River's ``checks``):
 * bad input (NaN, inf, wrong width, empty, 3-D, strings, complex, huge values,
   bad targets) raises a clear ``ValueError``/``TypeError`` and leaves the state
   byte-identical;
+* the state contract: an exception raised anywhere in an update leaves the
+  estimator exactly as it was (an unfitted one unfitted), the pass never writes
+  into the committed state, a parameter that shapes the state cannot change
+  mid-stream, and ``set_params`` sets all of its parameters or none;
 * float32/float64, C/F order, read-only memmaps, pandas DataFrames and CSR
   (where declared) are accepted and agree;
 * the estimator works in ``Pipeline``, ``GridSearchCV`` and with
@@ -28,6 +32,9 @@ import functools
 import pickle
 import tempfile
 import warnings
+from contextlib import contextmanager
+from numbers import Integral, Real
+from unittest import mock
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,14 +48,18 @@ __all__ = [
     "assert_state_equal",
     "check_bad_input_keeps_state",
     "check_constant_memory",
+    "check_failed_update_keeps_state",
     "check_fit_resets",
+    "check_frozen_params",
     "check_input_layouts",
     "check_methods_leave_state",
     "check_online_estimator",
     "check_partial_fit_splits",
+    "check_pass_leaves_committed_state",
     "check_pickle_resume",
     "check_pipeline_and_grid_search",
     "check_set_output_pandas",
+    "check_set_params_all_or_none",
     "parametrize_with_online_checks",
     "yield_online_checks",
 ]
@@ -104,11 +115,11 @@ def _splits(n):
 
 
 def _state(estimator):
-    """The learned state: trailing-underscore attributes plus declared private ones."""
-    if hasattr(estimator, "_state_names"):
-        names = estimator._state_names()
-    else:
-        names = [k for k in vars(estimator) if k.endswith("_") and not k.startswith("__")]
+    """The learned state: the state object plus scikit-learn's fitted attributes."""
+    names = [
+        k for k in vars(estimator) if k == "_state" or (k.endswith("_") and not k.startswith("__"))
+    ]
+    names += [k for k in getattr(estimator, "_private_state", ()) if k in vars(estimator)]
     return {name: getattr(estimator, name) for name in names}
 
 
@@ -218,8 +229,6 @@ def check_pickle_resume(name, estimator):
 
 def check_constant_memory(name, estimator):
     """The fitted state does not grow with the number of rows streamed."""
-    if not getattr(estimator, "_constant_memory", False):
-        return
     X, y = _make_data(estimator, n_samples=1000)
     est = _stream(clone(estimator), X[:100], None if y is None else y[:100], [100])
     small = len(pickle.dumps(est))
@@ -298,6 +307,127 @@ def check_bad_input_keeps_state(name, estimator):
             assert pickle.dumps(est) == before, f"{name}: {label} ({stage}) changed the state"
 
 
+@contextmanager
+def _failing_pass(estimator):
+    """Make every pass of ``estimator``'s class compute its new state, then raise."""
+    cls = type(estimator)
+    original = cls._partial_fit_state
+
+    def failing(self, state, *args, **kwargs):
+        original(self, state, *args, **kwargs)
+        raise FloatingPointError("simulated failure at the end of the pass")
+
+    with mock.patch.object(cls, "_partial_fit_state", failing):
+        yield
+
+
+def check_failed_update_keeps_state(name, estimator):
+    """An exception at the end of an update leaves the estimator exactly as it was.
+
+    The pass is made to raise after computing its new state, on a fresh
+    estimator (which must stay unfitted) and mid-stream, through
+    ``partial_fit`` and ``fit``.
+    """
+    X, y = _make_data(estimator)
+    fitted = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
+    yb = None if y is None else y[60:90]
+    for stage, est, call in (
+        ("fresh partial_fit", clone(estimator), "partial_fit"),
+        ("fresh fit", clone(estimator), "fit"),
+        ("mid-stream partial_fit", pickle.loads(pickle.dumps(fitted)), "partial_fit"),
+        ("fit on a fitted estimator", pickle.loads(pickle.dumps(fitted)), "fit"),
+    ):
+        before = pickle.dumps(est)
+        kwargs = _first_kwargs(estimator, y) if stage == "fresh partial_fit" else {}
+        with _failing_pass(est):
+            try:
+                getattr(est, call)(X[60:90], yb, **kwargs)
+            except FloatingPointError:
+                pass
+            else:
+                raise AssertionError(f"{name}: {stage}: the simulated failure was swallowed")
+        assert pickle.dumps(est) == before, f"{name}: a failed {stage} changed the estimator"
+        if stage.startswith("fresh"):
+            assert not hasattr(est, "n_features_in_"), f"{name}: a failed {stage} left it fitted"
+
+
+def check_pass_leaves_committed_state(name, estimator):
+    """A pass never writes into the committed state object (kernels are pure)."""
+    X, y = _make_data(estimator)
+    est = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
+    old = est._state
+    snapshot = pickle.dumps(old)
+    est.partial_fit(X[60:], None if y is None else y[60:])
+    assert est._state is not old, f"{name}: partial_fit did not commit a new state object"
+    assert pickle.dumps(old) == snapshot, f"{name}: partial_fit wrote into the previous state"
+
+
+def _other_valid_values(estimator, param):
+    """Values of ``param`` other than the current one that pass parameter validation."""
+    value = estimator.get_params()[param]
+    candidates = []
+    for constraint in getattr(estimator, "_parameter_constraints", {}).get(param, []):
+        options = getattr(constraint, "options", None)
+        if options is not None:
+            candidates += sorted((o for o in options if o != value), key=str)
+    if isinstance(value, bool):
+        candidates.append(not value)
+    elif isinstance(value, Integral):
+        candidates += [value + 1, value - 1]
+    elif isinstance(value, Real):
+        candidates += [value * 2 if value else 1.0, value / 2]
+    out = []
+    for candidate in candidates:
+        trial = clone(estimator).set_params(**{param: candidate})
+        try:
+            trial._validate_params()
+        except (ValueError, TypeError):
+            continue
+        out.append(candidate)
+    return out
+
+
+def check_frozen_params(name, estimator):
+    """A parameter that shapes the state cannot change mid-stream; ``fit`` starts again."""
+    X, y = _make_data(estimator)
+    fitted = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
+    yb = None if y is None else y[60:]
+    tried = 0
+    for param in estimator._frozen_params():
+        for value in _other_valid_values(estimator, param)[:1]:
+            est = pickle.loads(pickle.dumps(fitted))
+            before = pickle.dumps(est._state)
+            est.set_params(**{param: value})
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    est.partial_fit(X[60:], yb)
+            except ValueError as exc:
+                assert param in str(exc), f"{name}: the error does not name {param}: {exc}"
+            else:
+                raise AssertionError(f"{name}: {param} changed mid-stream was accepted")
+            assert pickle.dumps(est._state) == before, f"{name}: {param} change altered state"
+            tried += 1
+    assert tried, f"{name}: no frozen parameter could be given another valid value"
+
+
+def check_set_params_all_or_none(name, estimator):
+    """``set_params`` with an invalid name changes no parameter."""
+    params = estimator.get_params(deep=False)
+    est = clone(estimator)
+    key = sorted(params)[0]
+    values = _other_valid_values(est, key) or [object()]
+    try:
+        est.set_params(**{key: values[0], "not_a_parameter_": 1})
+    except ValueError:
+        pass
+    else:
+        raise AssertionError(f"{name}: set_params accepted an unknown parameter")
+    assert pickle.dumps(est.get_params(deep=False)) == pickle.dumps(params), (
+        f"{name}: a failed set_params changed {key}"
+    )
+
+
 def check_input_layouts(name, estimator):
     """float32/64, C/F order, read-only memmap, DataFrame and CSR input agree."""
     X, y = _make_data(estimator)
@@ -369,12 +499,8 @@ def check_pipeline_and_grid_search(name, estimator):
 
 def check_set_output_pandas(name, estimator):
     """Transformers honour ``set_output(transform="pandas")``."""
-    if not hasattr(estimator, "transform") or not hasattr(estimator, "set_output"):
-        return
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover
-        return
+    import pandas as pd
+
     X, y = _make_data(estimator)
     est = clone(estimator).set_output(transform="pandas").fit(X, y)
     out = est.transform(X)
@@ -389,19 +515,51 @@ _ALL_CHECKS = (
     check_pickle_resume,
     check_constant_memory,
     check_bad_input_keeps_state,
+    check_failed_update_keeps_state,
+    check_pass_leaves_committed_state,
+    check_frozen_params,
+    check_set_params_all_or_none,
     check_input_layouts,
     check_pipeline_and_grid_search,
     check_set_output_pandas,
 )
 
 
+_CONTRACT_CHECKS = (  # TRANSITION
+    check_failed_update_keeps_state,
+    check_pass_leaves_committed_state,
+    check_frozen_params,
+    check_set_params_all_or_none,
+)
+
+
+def _not_applicable(check, estimator):
+    """Why ``check`` does not apply to ``estimator`` (``None`` when it does)."""
+    if not hasattr(estimator, "_frozen_params") and check in _CONTRACT_CHECKS:  # TRANSITION
+        return "TRANSITION: not yet on the state contract"
+    if check is check_constant_memory and not getattr(estimator, "_constant_memory", False):
+        return "the state grows with the stream by design (a history or every past row)"
+    if check is check_set_output_pandas:
+        if not hasattr(estimator, "transform") or not hasattr(estimator, "set_output"):
+            return "not a transformer"
+        try:
+            import pandas  # noqa: F401
+        except ImportError:  # pragma: no cover - pandas is a test extra
+            return "pandas is not installed"
+    if check is check_frozen_params and not estimator._frozen_params():
+        return "no parameter shapes the state"
+    return None
+
+
 def yield_online_checks(estimator):
-    """Yield every online check, each ready to call as ``check(name, estimator)``."""
-    yield from _ALL_CHECKS
+    """Yield every online check that applies, each ready to call as ``check(name, estimator)``."""
+    for check in _ALL_CHECKS:
+        if _not_applicable(check, estimator) is None:
+            yield check
 
 
 def check_online_estimator(estimator):
-    """Run every online check on ``estimator``; raise AssertionError on the first failure."""
+    """Run every applicable online check; raise AssertionError on the first failure."""
     name = type(estimator).__name__
     for check in yield_online_checks(estimator):
         check(name, estimator)
@@ -409,6 +567,9 @@ def check_online_estimator(estimator):
 
 def parametrize_with_online_checks(estimators):
     """A ``pytest.mark.parametrize`` decorator over (estimator, check) pairs.
+
+    Checks that do not apply to an estimator are collected as skipped, with
+    the reason.
 
     Examples
     --------
@@ -422,12 +583,15 @@ def parametrize_with_online_checks(estimators):
 
     cases = []
     for est in estimators:
-        for check in yield_online_checks(est):
+        for check in _ALL_CHECKS:
+            reason = _not_applicable(check, est)
+            marks = [pytest.mark.skip(reason=reason)] if reason else []
             cases.append(
                 pytest.param(
                     est,
                     functools.partial(check, type(est).__name__),
                     id=f"{est!r}-{check.__name__}",
+                    marks=marks,
                 )
             )
     return pytest.mark.parametrize("estimator, check", cases)

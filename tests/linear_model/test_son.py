@@ -10,7 +10,13 @@ from sklearn.datasets import load_iris
 from sklearn.preprocessing import StandardScaler
 
 from skonline import RobustFrequentDirections
-from skonline.linear_model import RFDSONClassifier, RFDSONRegressor, _curvature, _son
+from skonline.linear_model import (
+    RFDSONClassifier,
+    RFDSONRegressor,
+    _curvature,
+    _losses,
+    _son_kernels,
+)
 
 
 def _binary(n=300, d=8, seed=0, conditioning=2.0):
@@ -25,18 +31,19 @@ class _Recorder:
 
     def __init__(self, monkeypatch, cls):
         self.predictions = []
-        original = cls._record_online_metrics
+        original = cls._linear_pass
 
-        def record(est, predictions, scores, y):
-            self.predictions.append(predictions.copy())
-            return original(est, predictions, scores, y)
+        def record(est, state, X, T, sample_weight):
+            new, decided = original(est, state, X, T, sample_weight)
+            self.predictions.append(decided.copy())
+            return new, decided
 
-        monkeypatch.setattr(cls, "_record_online_metrics", record)
+        monkeypatch.setattr(cls, "_linear_pass", record)
 
 
 def test_fd_son_with_a_large_sketch_equals_full_on():
     X, y = _binary(d=6)
-    kw = {"alpha0": 0.7, "fit_intercept": False, "loss": "logistic"}
+    kw = {"alpha0": 0.7, "fit_intercept": False, "loss": "log_loss"}
     fd = RFDSONClassifier(sketch="fd", sketch_size=10, **kw).fit(X, y)  # m > d: no shrink
     full = RFDSONClassifier(sketch="full", **kw).fit(X, y)
     assert fd.shrinkage_[0] == 0.0
@@ -58,7 +65,7 @@ def test_rfd_son_sketch_is_the_rfd_sketch_of_its_gradients(monkeypatch):
     son = RFDSONClassifier(sketch_size=m, buffer_init="empty", fit_intercept=False).fit(X, y)
     monkeypatch.undo()
     rfd = RobustFrequentDirections(sketch_size=m).fit(np.array(rows))
-    cur = son._curvatures[0]
+    cur = son._state.curvatures[0]
     B = cur.B[: cur.r]
     np.testing.assert_allclose(B.T @ B, rfd.sketch_.T @ rfd.sketch_, atol=1e-10)
     assert son.alpha_[0] == rfd.alpha_
@@ -155,30 +162,33 @@ def test_online_error_rate_is_test_then_train(monkeypatch):
     assert clf.online_error_rate_ == mistakes / 250
 
 
-@pytest.mark.parametrize("loss", ["squared", "logistic", "hinge", "smooth_hinge"])
+@pytest.mark.parametrize("loss", ["squared_error", "log_loss", "hinge", "smooth_hinge"])
 def test_losses_match_their_derivatives(loss):
     for y in (-1.0, 1.0):
         for p in np.linspace(-1.5, 1.5, 13):
             if loss in ("hinge", "smooth_hinge") and y * p in (0.0, 1.0):
                 continue  # kinks
-            _, deriv = _son.loss_and_derivative(loss, p, y)
+            _, deriv = _losses.loss_and_derivative(loss, p, y)
             h = 1e-6
             numeric = (
-                _son.loss_and_derivative(loss, p + h, y)[0]
-                - _son.loss_and_derivative(loss, p - h, y)[0]
+                _losses.loss_and_derivative(loss, p + h, y)[0]
+                - _losses.loss_and_derivative(loss, p - h, y)[0]
             ) / (2 * h)
             assert deriv == pytest.approx(numeric, abs=1e-5)
-    assert _son.auto_mu("squared", 2.0) == 1 / 32
-    assert _son.auto_mu("logistic", 1.0) == pytest.approx(np.exp(-1))
-    assert _son.auto_mu("hinge", 1.0) == 0.0 and _son.auto_mu("squared", None) == 0.0
+    assert _son_kernels.auto_mu("squared_error", 2.0) == 1 / 32
+    assert _son_kernels.auto_mu("log_loss", 1.0) == pytest.approx(np.exp(-1))
+    assert (
+        _son_kernels.auto_mu("hinge", 1.0) == 0.0
+        and _son_kernels.auto_mu("squared_error", None) == 0.0
+    )
 
 
 def test_multiclass_one_vs_rest_one_sketch_per_class():
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     order = np.random.default_rng(0).permutation(len(y))
-    clf = RFDSONClassifier(sketch_size=3, loss="logistic").fit(X[order], y[order])
-    assert clf.coef_.shape == (3, 4) and len(clf._curvatures) == 3
+    clf = RFDSONClassifier(sketch_size=3, loss="log_loss").fit(X[order], y[order])
+    assert clf.coef_.shape == (3, 4) and len(clf._state.curvatures) == 3
     assert clf.score(X, y) > 0.8
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
@@ -213,7 +223,7 @@ def test_sample_weight_scales_the_gradient():
     zero = RFDSONClassifier(sketch_size=4).fit(X, y, sample_weight=w)
     removed = RFDSONClassifier(sketch_size=4).fit(X[w > 0], y[w > 0])
     np.testing.assert_array_equal(zero.coef_, removed.coef_)  # weight 0 = row not seen
-    assert zero.t_ == 100 and zero.cumulative_loss_ == removed.cumulative_loss_
+    assert zero.n_samples_seen_ == 100 and zero.cumulative_loss_ == removed.cumulative_loss_
     doubled = RFDSONClassifier(sketch_size=4).fit(X, y, sample_weight=2 * np.ones(150))
     assert not np.allclose(doubled.coef_, plain.coef_)
     with pytest.raises(ValueError, match="Negative values"):
@@ -232,7 +242,7 @@ def test_max_iter_shuffle_and_warm_start():
     X, y = _binary(n=120)
     one = RFDSONClassifier(sketch_size=4).fit(X, y)
     two = RFDSONClassifier(sketch_size=4, max_iter=2).fit(X, y)
-    assert two.t_ == 240 and two.n_iter_ == 2
+    assert two.n_samples_seen_ == 240 and two.n_iter_ == 2
     warm = RFDSONClassifier(sketch_size=4, warm_start=True).fit(X, y).fit(X, y)
     np.testing.assert_array_equal(warm.coef_, two.coef_)
     a = RFDSONClassifier(max_iter=2, shuffle=True, random_state=0).fit(X, y)
@@ -245,7 +255,7 @@ def test_regressor_squared_and_huber():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((600, 8)) * np.logspace(-1, 1, 8)
     y = np.clip(X @ rng.standard_normal(8) / 20, -1, 1)
-    for loss in ("squared", "huber"):
+    for loss in ("squared_error", "huber"):
         reg = RFDSONRegressor(loss=loss, sketch_size=4).fit(X, y)
         assert reg.score(X, y) > 0.9, loss
         assert reg.coef_.shape == (8,) and isinstance(reg.intercept_, float)

@@ -14,7 +14,7 @@ Online Learning" (JMLR 2019), run in the SON order of the spec (§2.14):
   and, when ``alpha = 0``, the paper's ``argmin`` over ``{w_1, w_2}`` (Appendix A)
   with the corrected projector ``P = V V^T`` in ``w_2`` (spec Appendix Z item 9),
   or the printed ``P = V Sigma^{-2} V^T`` for the negative control;
-* ``eta_t = eta0 / t`` with ``t`` counted from 1, ``mu`` from spec §2.16.
+* ``eta_t = learning_rate / t`` with ``t`` counted from 1, ``mu`` from spec §2.16.
 
 FULL-ON uses the exact ``H = alpha0 I + sum_t c_t g_t g_t^T`` and diagonal AdaGrad
 follows spec §2.15. The closed-form projections are also checked against a
@@ -39,9 +39,9 @@ NULL_TOL = 1e-10  # spec §4 item 4: ||(I - P) x||^2 > NULL_TOL ||x||^2 selects 
 # ----------------------------------------------------------------------------- losses
 def _loss(name, p, y):
     """``(l(p; y), l'(p; y))`` from the table of spec §2.16, written out independently."""
-    if name == "squared":
+    if name == "squared_error":
         return (p - y) ** 2, 2.0 * (p - y)
-    if name == "logistic":
+    if name == "log_loss":
         return np.log1p(np.exp(-y * p)), -y / (1.0 + np.exp(y * p))
     if name == "hinge":
         return (1.0 - y * p, -y) if y * p < 1.0 else (0.0, 0.0)
@@ -58,9 +58,9 @@ def _mu_auto(name, C):
     """Assumption 2's constant: min l'' / max l'^2 over |p| <= C (spec §2.16)."""
     if C is None:
         return 0.0
-    if name == "squared":
+    if name == "squared_error":
         return 1.0 / (8.0 * C**2)
-    if name == "logistic":
+    if name == "log_loss":
         return np.exp(-C)
     return 0.0
 
@@ -193,11 +193,11 @@ def reference_son(
     X,
     y,
     *,
-    loss="squared",
+    loss="squared_error",
     sketch="rfd",
     m=4,
     alpha0=0.0,
-    eta0=1.0,
+    learning_rate=1.0,
     mu="auto",
     C=1.0,
     fit_intercept=False,
@@ -238,7 +238,7 @@ def reference_son(
         "alphas": [],
     }
     steps, kappa, trace = [], 1.0, 0.0
-    for t in range(1, n + 1):  # eta_t = eta0 / t with 1-based t
+    for t in range(1, n + 1):  # eta_t = learning_rate / t with 1-based t
         x = X[t - 1]
         if C is None:
             w, branch = u, "none"
@@ -256,12 +256,12 @@ def reference_son(
             u = w
         else:
             g = deriv * x
-            trace += (mu + eta0 / t) * (g @ g)
+            trace += (mu + learning_rate / t) * (g @ g)
             if stale_newton:
                 u = w - curv.newton(g)
-                curv.add(g, mu + eta0 / t)
+                curv.add(g, mu + learning_rate / t)
             else:
-                curv.add(g, mu + eta0 / t)  # row sqrt(mu + eta_t) g: H^(t-1) -> H^(t)
+                curv.add(g, mu + learning_rate / t)  # row sqrt(mu + eta_t) g: H^(t-1) -> H^(t)
                 u = w - curv.newton(g)  # u^(t+1) = w^(t) - (H^(t))^+ g^(t)
             lam = np.linalg.eigvalsh(curv.H())
             lam = lam[lam > RANK_RTOL**2 * lam[-1]]
@@ -325,7 +325,7 @@ SKETCHES = {
 }
 # bound=1 (the paper's C) puts every active hinge projection on the kink y p = 1: see
 # test_predictions_after_a_projection_are_exactly_clipped.
-BOUNDS = {"squared": 1.0, "logistic": 1.0, "hinge": 1.0, "smooth_hinge": 1.0}
+BOUNDS = {"squared_error": 1.0, "log_loss": 1.0, "hinge": 1.0, "smooth_hinge": 1.0}
 
 
 # ------------------------------------------------------------------------ comparison
@@ -352,7 +352,7 @@ def _assert_matches(est, ref, *, fit_intercept, y_pm=None, rtol=RTOL):
     np.testing.assert_allclose(est.alpha_, [ref["alpha"]], rtol=rtol, atol=atol, equal_nan=True)
     np.testing.assert_allclose(est.shrinkage_, [ref["shrinkage"]], rtol=rtol, atol=atol)
     assert est.n_compactions_[0] == ref["compactions"][-1]
-    assert est.t_ == len(ref["losses"])
+    assert est.n_samples_seen_ == len(ref["losses"])
     if np.isfinite(ref["alpha"]) and est.sketch == "rfd":
         np.testing.assert_allclose(est.alpha_ - est.alpha0, est.shrinkage_ / 2, rtol=1e-12)
 
@@ -415,7 +415,7 @@ def test_closed_form_projections_solve_the_constrained_problem():
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("fit_intercept", [False, True], ids=["nointercept", "intercept"])
-@pytest.mark.parametrize("loss", ["squared", "logistic", "hinge", "smooth_hinge"])
+@pytest.mark.parametrize("loss", ["squared_error", "log_loss", "hinge", "smooth_hinge"])
 @pytest.mark.parametrize("sketch", list(SKETCHES))
 def test_classifier_matches_transcription(sketch, loss, fit_intercept, sparse):
     X, s = _stream()
@@ -435,7 +435,7 @@ def test_classifier_matches_transcription(sketch, loss, fit_intercept, sparse):
 def test_regressor_matches_transcription(sketch, fit_intercept, sparse):
     X, s = _stream(seed=1)
     y = _targets(s)
-    params = {**SKETCHES[sketch], "loss": "squared", "fit_intercept": fit_intercept}
+    params = {**SKETCHES[sketch], "loss": "squared_error", "fit_intercept": fit_intercept}
     est = RFDSONRegressor(**params, sketch_size=4).fit(sp.csr_matrix(X) if sparse else X, y)
     ref = _reference(("reg", sketch, fit_intercept), X, y, m=4, **params)
     assert isinstance(est.intercept_, float)
@@ -452,12 +452,12 @@ VARIANTS = {
     ),
     "no-bound": ({"bound": None}, {"C": None}),  # no projection, mu = 0
     "bound-0.5": ({"bound": 0.5}, {"C": 0.5}),  # mu = 1 / (8 C^2) = 0.5
-    "mu-eta0": ({"mu": 0.1, "eta0": 0.5}, {"mu": 0.1, "eta0": 0.5}),
+    "mu-learning_rate": ({"mu": 0.1, "learning_rate": 0.5}, {"mu": 0.1, "learning_rate": 0.5}),
     # 14-row buffer, only 10 singular values (logistic: the squared loss meets kappa ~ 4e6 here)
-    "2m>d": ({"sketch_size": 7, "loss": "logistic"}, {"m": 7, "loss": "logistic"}),
+    "2m>d": ({"sketch_size": 7, "loss": "log_loss"}, {"m": 7, "loss": "log_loss"}),
     "fd-logistic-2m>d": (
-        {"sketch": "fd", "alpha0": 1.0, "loss": "logistic", "sketch_size": 6},
-        {"sketch": "fd", "alpha0": 1.0, "loss": "logistic", "m": 6},
+        {"sketch": "fd", "alpha0": 1.0, "loss": "log_loss", "sketch_size": 6},
+        {"sketch": "fd", "alpha0": 1.0, "loss": "log_loss", "m": 6},
     ),
 }
 
@@ -479,7 +479,7 @@ def test_online_losses_step_by_step(sketch):
     """Row-by-row partial_fit: every online loss, mistake, compaction and alpha, in order."""
     X, s = _stream(n=80, seed=3)
     labels, y_pm = _labels(s)
-    params = {**SKETCHES[sketch], "loss": "logistic", "fit_intercept": True}
+    params = {**SKETCHES[sketch], "loss": "log_loss", "fit_intercept": True}
     ref = reference_son(X, y_pm, m=4, **params)
     est = RFDSONClassifier(**params, sketch_size=4)
     previous_loss, previous_mistakes = 0.0, 0
@@ -516,7 +516,7 @@ def test_compaction_schedule_of_algorithm_6(buffer_init):
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("fit_intercept", [False, True], ids=["nointercept", "intercept"])
-@pytest.mark.parametrize("loss", ["squared", "logistic", "regression"])
+@pytest.mark.parametrize("loss", ["squared_error", "log_loss", "regression"])
 def test_rank_deficient_stream_singular_branch(loss, fit_intercept, sparse):
     """d = 12 features in a 3-dim subspace, RFD0, m = 5: alpha stays 0 through 20 compactions.
 
@@ -585,7 +585,7 @@ def test_negative_control_newton_step_with_the_previous_sketch_does_not_match():
     """Projection with H^(t-1) but Newton step with H^(t): swapping them is detected."""
     X, s = _stream()
     labels, y_pm = _labels(s)
-    params = {"sketch": "rfd", "alpha0": 0.5, "loss": "logistic", "fit_intercept": False}
+    params = {"sketch": "rfd", "alpha0": 0.5, "loss": "log_loss", "fit_intercept": False}
     est = RFDSONClassifier(**params, sketch_size=4).fit(X, labels)
     stale = reference_son(X, y_pm, m=4, stale_newton=True, **params)
     with pytest.raises(AssertionError):
@@ -607,8 +607,8 @@ def test_prediction_semantics_use_the_final_unprojected_iterate():
     np.testing.assert_allclose(unbounded.predict(Xnew), Xnew @ u[:-1] + u[-1], rtol=1e-9)
 
     labels, y_pm = _labels(s)
-    clf = RFDSONClassifier(sketch_size=4, loss="logistic", fit_intercept=True).fit(X, labels)
-    u = reference_son(X, y_pm, m=4, loss="logistic", fit_intercept=True)["u"]
+    clf = RFDSONClassifier(sketch_size=4, loss="log_loss", fit_intercept=True).fit(X, labels)
+    u = reference_son(X, y_pm, m=4, loss="log_loss", fit_intercept=True)["u"]
     raw = Xnew @ u[:-1] + u[-1]
     np.testing.assert_allclose(clf.decision_function(Xnew), raw, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(clf.predict(Xnew), LABELS[(raw >= 0).astype(int)])
@@ -627,9 +627,9 @@ def test_one_vs_rest_runs_one_transcription_per_class():
     """Multiclass: one sketch per class on +-1 targets, with the shared time index t."""
     X, s = _stream(seed=7)
     labels = np.digitize(s, np.quantile(s, [1 / 3, 2 / 3]))  # classes 0, 1, 2
-    clf = RFDSONClassifier(sketch_size=4, loss="logistic", fit_intercept=True).fit(X, labels)
+    clf = RFDSONClassifier(sketch_size=4, loss="log_loss", fit_intercept=True).fit(X, labels)
     refs = [
-        reference_son(X, np.where(labels == k, 1.0, -1.0), m=4, loss="logistic", fit_intercept=True)
+        reference_son(X, np.where(labels == k, 1.0, -1.0), m=4, loss="log_loss", fit_intercept=True)
         for k in range(3)
     ]
     for k, ref in enumerate(refs):
@@ -655,9 +655,10 @@ class _RecordingClassifier(RFDSONClassifier):
 
     records: ClassVar[list] = []  # class-level on purpose: sklearn's fit() works on a clone
 
-    def _record_online_metrics(self, predictions, scores, y):
-        self.records.append(predictions.copy())
-        super()._record_online_metrics(predictions, scores, y)
+    def _linear_pass(self, state, X, T, sample_weight):
+        new, decided = super()._linear_pass(state, X, T, sample_weight)
+        self.records.append(decided.copy())  # binary: the clipped predictions p_t
+        return new, decided
 
 
 @pytest.mark.parametrize("sketch", ["rfd0", "rfd0.5", "full1", "diag1"])
@@ -701,7 +702,7 @@ def test_csr_with_duplicate_entries_matches_transcription(fit_intercept):
     )
     assert not Xdup.has_canonical_format
     np.testing.assert_array_equal(Xdup.toarray(), X)
-    params = {**SKETCHES["rfd0.5"], "loss": "logistic", "fit_intercept": fit_intercept}
+    params = {**SKETCHES["rfd0.5"], "loss": "log_loss", "fit_intercept": fit_intercept}
     est = RFDSONClassifier(**params, sketch_size=4).fit(Xdup, labels)
-    ref = _reference(("clf", "rfd0.5", "logistic", fit_intercept), X, y_pm, m=4, C=1.0, **params)
+    ref = _reference(("clf", "rfd0.5", "log_loss", fit_intercept), X, y_pm, m=4, C=1.0, **params)
     _assert_matches(est, ref, fit_intercept=fit_intercept, y_pm=y_pm)
