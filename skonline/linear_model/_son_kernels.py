@@ -107,8 +107,9 @@ def son_pass(
             Bx = cur.Bdot(x)
             z = float(u @ x)
             w = u if C is None else cur.project(u, x, z, C, Bx)
-            # wᵀx of the projected w is exactly clip(z, −C, C) (the closed form of the projection); use it
-            # rather than the rounded product, which decides hinge kinks by noise.
+            # wᵀx of the projected w is exactly clip(z, −C, C) (closed form of the
+            # projection); use it rather than the rounded product, which decides hinge
+            # kinks by noise.
             p = z if C is None else min(max(z, -C), C)
             predictions[i, k], scores[i, k] = p, z
             value, deriv = loss_and_derivative(loss, p, T[i, k], epsilon)

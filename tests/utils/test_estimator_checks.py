@@ -188,7 +188,7 @@ class CommitsBeforeTheEnd(RunningMean):
 
     def _online_partial_fit(self, X, y=None, **fit_params):  # no transaction
         first_call = not self._is_initialized()
-        X, y, kwargs = self._validate_batch(X, y, first_call)
+        X, y, _ = self._validate_batch(X, y, first_call)
         state = self._new_state(X, y) if first_call else self._state
         self._state = self._partial_fit_state(state, X, y)
         return self
