@@ -1,0 +1,624 @@
+"""Prequential (test-then-train) evaluation of any estimator with ``partial_fit``.
+
+For each batch of a stream the model learned so far is scored on the batch,
+then trained on it (Dawid's prequential principle; River's
+``evaluate.progressive_val_score``). Every row is scored exactly once, by a
+model that has never seen it, so the cumulative score is an honest estimate
+of the error of the online learner as it is used.
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.metrics import check_scoring, get_scorer
+from sklearn.utils import Bunch, gen_batches, get_tags
+from sklearn.utils.validation import check_consistent_length, column_or_1d
+
+__all__ = ["PrefixBaseline", "prequential_score", "reconstruction_error"]
+
+#: Scorers whose value on a set of rows is the mean of a per-row value: their
+#: cumulative value is the row-weighted mean of the batch values, exactly.
+_ROW_MEAN_SCORERS = frozenset(
+    {
+        "accuracy",
+        "neg_mean_absolute_error",
+        "neg_mean_squared_error",
+        "neg_log_loss",
+        "neg_brier_score",
+        "neg_reconstruction_error",
+        "neg_mean_poisson_deviance",
+        "neg_mean_gamma_deviance",
+    }
+)
+#: The estimator methods whose outputs a score can be computed from.
+_RESPONSE_METHODS = (
+    "predict",
+    "predict_proba",
+    "decision_function",
+    "transform",
+    "predict_log_proba",
+)
+
+
+# ------------------------------------------------------------------ scorers
+def reconstruction_error(estimator, X, y=None):
+    """Mean squared reconstruction error of a transformer on the rows of ``X``.
+
+    ``mean ‖x − x̂‖²`` with ``x̂ = inverse_transform(transform(x))`` when the
+    estimator has ``inverse_transform``; otherwise ``x̂`` is the orthogonal
+    projection of ``x − mean_`` on the row space of ``components_`` (plus
+    ``mean_``, when the estimator has one), the compression loss of the
+    online-PCA papers. The scorer ``"neg_reconstruction_error"`` of
+    :func:`prequential_score` is its negative.
+
+    Parameters
+    ----------
+    estimator : fitted transformer
+        Needs ``inverse_transform``, or ``components_`` with orthonormal rows.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The rows.
+    y : None
+        Ignored.
+
+    Returns
+    -------
+    error : float
+        The mean squared reconstruction error (0 for a perfect reconstruction).
+    """
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    if hasattr(estimator, "inverse_transform"):
+        rebuilt = estimator.inverse_transform(estimator.transform(X))
+        residual = dense - np.asarray(rebuilt, dtype=np.float64)
+    elif hasattr(estimator, "components_"):
+        C = np.atleast_2d(np.asarray(estimator.components_, dtype=np.float64))
+        mean = getattr(estimator, "mean_", None)
+        centred = dense if mean is None else dense - mean
+        residual = centred - (centred @ C.T) @ C
+    else:
+        raise TypeError(
+            f"{type(estimator).__name__} has neither inverse_transform nor components_: "
+            "no reconstruction error. Pass a scorer."
+        )
+    return float(np.mean(np.einsum("ij,ij->i", residual, residual)))
+
+
+def _neg_reconstruction_error(estimator, X, y=None):
+    return -reconstruction_error(estimator, X)
+
+
+def _resolve_scoring(estimator, scoring):
+    """``{name: scorer}`` from None, a name, a callable, or a list/tuple/dict of those."""
+    if scoring is None:
+        if is_classifier(estimator):
+            scoring = "accuracy"
+        elif is_regressor(estimator):
+            scoring = "neg_mean_absolute_error"
+        elif hasattr(estimator, "transform"):
+            scoring = "neg_reconstruction_error"
+        else:
+            raise ValueError(f"no default scoring for {type(estimator).__name__}: pass scoring=.")
+    if isinstance(scoring, str) or callable(scoring):
+        scoring = [scoring]
+    if isinstance(scoring, dict):
+        items = list(scoring.items())
+    elif isinstance(scoring, (list, tuple, set)):
+        items = []
+        for entry in scoring:
+            if isinstance(entry, str):
+                items.append((entry, entry))
+            elif callable(entry):
+                items.append((getattr(entry, "__name__", "score"), entry))
+            else:
+                raise ValueError(f"scoring entries must be names or callables; got {entry!r}.")
+    else:
+        raise ValueError(f"scoring must be a name, a callable, a list or a dict; got {scoring!r}.")
+    if not items:
+        raise ValueError("scoring is empty.")
+    out = {}
+    for name, entry in items:
+        if entry == "neg_reconstruction_error":
+            out[name] = (_neg_reconstruction_error, True)
+        elif isinstance(entry, str):
+            out[name] = (get_scorer(entry), entry in _ROW_MEAN_SCORERS)
+        elif callable(entry):
+            out[name] = (check_scoring(estimator, scoring=entry), False)
+        else:
+            raise ValueError(f"scoring entries must be names or callables; got {entry!r}.")
+    return out
+
+
+# --------------------------------------------------------- response replay
+class _Recorder:
+    """A view of an estimator that records the outputs of its response methods."""
+
+    def __init__(self, estimator, outputs):
+        self._estimator = estimator
+        self._outputs = outputs
+
+    def __getattr__(self, name):
+        attr = getattr(self._estimator, name)
+        if name in _RESPONSE_METHODS:
+
+            def recorded(X, *args, **kwargs):
+                out = attr(X, *args, **kwargs)
+                self._outputs.setdefault(name, []).append(np.asarray(out))
+                return out
+
+            recorded.__name__ = name  # scikit-learn dispatches on the method's name
+            return recorded
+        return attr
+
+    def __sklearn_tags__(self):
+        return get_tags(self._estimator)
+
+
+class _Replay:
+    """Answers each response method with the recorded outputs of every batch so far."""
+
+    def __init__(self, estimator, outputs):
+        self._estimator = estimator
+        self._outputs = outputs
+
+    def __getattr__(self, name):
+        if name in _RESPONSE_METHODS:
+            if name not in self._outputs:
+                raise AttributeError(name)
+            stacked = np.concatenate(self._outputs[name], axis=0)
+
+            def replayed(X, *args, **kwargs):
+                return stacked
+
+            replayed.__name__ = name  # scikit-learn dispatches on the method's name
+            return replayed
+        return getattr(self._estimator, name)
+
+    def __sklearn_tags__(self):
+        return get_tags(self._estimator)
+
+
+# --------------------------------------------------------------- baselines
+class PrefixBaseline:
+    """The running baseline of a stream: the prefix majority class or the prefix mean.
+
+    A classifier predicts the most frequent class of the rows seen so far
+    (``predict_proba``: their frequencies, with one pseudo-count per class);
+    a regressor predicts their mean target; a transformer reconstructs every
+    row by the mean row seen so far. :func:`prequential_score` runs it beside
+    the estimator with ``baseline=True``.
+
+    Parameters
+    ----------
+    kind : {"classifier", "regressor", "transformer"}
+        What to mimic.
+    """
+
+    def __init__(self, kind):
+        if kind not in ("classifier", "regressor", "transformer"):
+            raise ValueError(f"kind must be classifier, regressor or transformer; got {kind!r}.")
+        self.kind = kind
+        self._n = 0
+        self._sum = None
+        self._counts = None
+        self.classes_ = None
+
+    def __sklearn_tags__(self):
+        from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
+
+        mixin = {
+            "classifier": ClassifierMixin,
+            "regressor": RegressorMixin,
+            "transformer": TransformerMixin,
+        }[self.kind]
+        return type("_Tagged", (mixin, BaseEstimator), {})().__sklearn_tags__()
+
+    def partial_fit(self, X, y=None, classes=None):
+        """Add rows to the prefix.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows.
+        y : array-like of shape (n_samples,), default=None
+            Their targets (classifier and regressor).
+        classes : array-like of shape (n_classes,), default=None
+            Every class of the stream (classifier, first call).
+
+        Returns
+        -------
+        self : object
+            The updated baseline.
+        """
+        n = X.shape[0]
+        if self.kind == "classifier":
+            if self.classes_ is None:
+                self.classes_ = np.unique(classes if classes is not None else y)
+                self._counts = np.zeros(len(self.classes_))
+            np.add.at(self._counts, np.searchsorted(self.classes_, y), 1.0)
+        elif self.kind == "regressor":
+            self._sum = (0.0 if self._sum is None else self._sum) + float(np.sum(y))
+        else:
+            total = np.asarray(X.sum(axis=0)).ravel()
+            self._sum = total if self._sum is None else self._sum + total
+        self._n += n
+        return self
+
+    def predict(self, X):
+        """The prefix majority class or the prefix mean, for every row.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The same prediction for every row.
+        """
+        if self.kind == "classifier":
+            return np.full(X.shape[0], self.classes_[int(np.argmax(self._counts))])
+        return np.full(X.shape[0], self._sum / self._n)
+
+    def predict_proba(self, X):
+        """Class frequencies of the prefix (one pseudo-count per class), for every row.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            The same probabilities for every row.
+        """
+        p = (self._counts + 1.0) / (self._counts.sum() + len(self._counts))
+        return np.tile(p, (X.shape[0], 1))
+
+    def transform(self, X):
+        """Nothing to keep: zero components (the reconstruction is the prefix mean).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, 0)
+            No coordinates.
+        """
+        return np.zeros((X.shape[0], 0))
+
+    def inverse_transform(self, X):
+        """The prefix mean row, for every row.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, 0)
+            Coordinates (none).
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+            The mean of the rows seen so far.
+        """
+        return np.tile(self._sum / self._n, (X.shape[0], 1))
+
+
+def _baseline_kind(estimator):
+    if is_classifier(estimator):
+        return "classifier"
+    if is_regressor(estimator):
+        return "regressor"
+    return "transformer"
+
+
+# ------------------------------------------------------------------ stream
+def _is_array_like(X):
+    return (
+        hasattr(X, "shape")
+        or hasattr(X, "__array__")
+        or isinstance(X, (list, tuple))
+        or sp.issparse(X)
+    )
+
+
+def _batches(X, y, batch_size):
+    """Yield ``(X_batch, y_batch)`` from arrays (consecutive rows) or an iterable of batches."""
+    if _is_array_like(X):
+        n = X.shape[0] if hasattr(X, "shape") else len(X)
+        if y is not None:
+            check_consistent_length(X, y)
+        for sl in gen_batches(n, batch_size):
+            Xb = X.iloc[sl] if hasattr(X, "iloc") else X[sl]
+            yb = None
+            if y is not None:
+                yb = y.iloc[sl] if hasattr(y, "iloc") else np.asarray(y)[sl]
+            yield Xb, yb
+        return
+    if y is not None:
+        raise ValueError("y must be None when X is an iterable of batches (yield (X, y) pairs).")
+    for item in X:
+        if isinstance(item, tuple):
+            if len(item) != 2:
+                raise ValueError("a batch must be X or an (X, y) pair.")
+            yield item
+        else:
+            yield item, None
+
+
+def _n_rows(Xb):
+    return Xb.shape[0] if hasattr(Xb, "shape") else len(Xb)
+
+
+# -------------------------------------------------------------- evaluation
+class _Track:
+    """Running scores of one model (the estimator or its baseline)."""
+
+    def __init__(self, model, scorers, comparator):
+        self.model = model
+        self.scorers = scorers
+        self.outputs = {name: {} for name in scorers}
+        self.batch = {name: [] for name in scorers}
+        self.cumulative = {name: [] for name in scorers}
+        self.weighted = dict.fromkeys(scorers, 0.0)
+        self.scored_rows = 0
+        self.losses = [] if comparator else None
+
+    def score(self, Xb, yb, n):
+        for name, (scorer, row_mean) in self.scorers.items():
+            target = self.model if row_mean else _Recorder(self.model, self.outputs[name])
+            self.batch[name].append(float(scorer(target, Xb, yb)))
+
+    def accumulate(self, n, y_all):
+        """Cumulative values after the batch just scored (rows ``n`` of it)."""
+        if np.isnan(next(iter(self.batch.values()))[-1]):
+            for name in self.scorers:
+                self.cumulative[name].append(np.nan)
+            return
+        self.scored_rows += n
+        for name, (scorer, row_mean) in self.scorers.items():
+            if row_mean:
+                self.weighted[name] += self.batch[name][-1] * n
+                value = self.weighted[name] / self.scored_rows
+            else:
+                replay = _Replay(self.model, self.outputs[name])
+                y_seen = None if y_all is None else np.concatenate(y_all)
+                placeholder = np.zeros((self.scored_rows, 1))
+                value = float(scorer(replay, placeholder, y_seen))
+            self.cumulative[name].append(value)
+
+
+def _loss_rows(model, Xb):
+    """Per-row squared reconstruction residuals (for the regret against a comparator)."""
+    dense = Xb.toarray() if sp.issparse(Xb) else np.asarray(Xb, dtype=np.float64)
+    if hasattr(model, "inverse_transform"):
+        residual = dense - np.asarray(model.inverse_transform(model.transform(Xb)), dtype=float)
+    else:
+        C = np.atleast_2d(np.asarray(model.components_, dtype=np.float64))
+        residual = dense - (dense @ C.T) @ C
+    return np.einsum("ij,ij->i", residual, residual)
+
+
+def _print_progress(i, n_batches, seen, elapsed, track, name):
+    rate = seen / elapsed if elapsed > 0 else float("inf")
+    value = track.batch[name][-1]
+    cumulative = track.cumulative[name][-1]
+    total = f"/{n_batches}" if n_batches else ""
+    print(
+        f"[prequential] batch {i + 1}{total}: {seen} rows seen, {rate:,.0f} rows/s, "
+        f"{name} {value:.4g} (cumulative {cumulative:.4g})",
+        file=sys.stdout,
+        flush=True,
+    )
+
+
+def prequential_score(
+    estimator,
+    X,
+    y=None,
+    *,
+    scoring=None,
+    batch_size=100,
+    classes=None,
+    baseline=False,
+    comparator=None,
+    verbose=0,
+):
+    """Test-then-train evaluation of an online estimator over a stream.
+
+    For each batch: score the model learned so far on the batch, then call
+    ``partial_fit`` on it. The first batch is only learned from (no model
+    exists to score it). Works for any estimator with ``partial_fit`` —
+    skonline's or scikit-learn's (``SGDClassifier``, ``IncrementalPCA``,
+    a ``Pipeline`` whose steps all have ``partial_fit`` …) — as
+    :func:`sklearn.model_selection.cross_validate` does for batch learners.
+
+    Read more in the :ref:`User Guide <prequential>`.
+
+    Parameters
+    ----------
+    estimator : estimator with ``partial_fit``
+        Cloned first; the clone is trained and returned.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features) or iterable
+        The stream: an array cut into consecutive batches of ``batch_size``
+        rows, or any other iterable (a generator, an iterator) yielding
+        batches ``X_batch`` or pairs ``(X_batch, y_batch)``.
+    y : array-like of shape (n_samples,), default=None
+        Targets, with an array ``X`` (``None`` for transformers, or when
+        ``X`` yields pairs).
+    scoring : str, callable, list, tuple or dict, default=None
+        scikit-learn scorer names or callables ``scorer(estimator, X, y)``
+        (greater is better), or a dict ``{name: scorer}``. ``None``:
+        ``"accuracy"`` for classifiers, ``"neg_mean_absolute_error"`` for
+        regressors, ``"neg_reconstruction_error"`` (the negative of
+        :func:`reconstruction_error`) for transformers.
+    batch_size : int, default=100
+        Rows per batch when ``X`` is an array.
+    classes : array-like of shape (n_classes,), default=None
+        Every class of the stream, passed to the first ``partial_fit`` of a
+        classifier. ``None``: the classes of ``y`` when ``y`` is an array;
+        required when ``X`` yields batches.
+    baseline : bool, default=False
+        Also score :class:`PrefixBaseline` on the same batches (the majority
+        class, the mean target, or the mean row of the rows seen so far).
+    comparator : {None, "best_fixed_projection"}, default=None
+        For transformers with ``n_components``: also report the cumulative
+        compression loss ``Σ ‖x − x̂‖²`` of the estimator and of the best fixed
+        rank-``k`` projection of the (uncentred) rows scored so far, chosen in
+        hindsight (Warmuth & Kuzmin 2008, eq. 2), and their difference, the
+        regret.
+    verbose : int, default=0
+        ``1``: print progress (rows/s and the running score) about ten times;
+        ``2``: after every batch.
+
+    Returns
+    -------
+    results : :class:`~sklearn.utils.Bunch`
+        Arrays with one entry per batch:
+
+        ``n_samples_seen``
+            Rows learned from after the batch.
+        ``batch_rows``
+            Rows in the batch.
+        ``fit_time``, ``score_time``
+            Seconds spent in ``partial_fit`` and in scoring.
+        ``batch_<name>``
+            Score of the batch by the model before it learned the batch
+            (NaN for the first batch).
+        ``cumulative_<name>``
+            Score of every row scored so far, each by the model of its
+            time: the exact prequential value (a row-weighted mean for
+            row-mean scores such as accuracy or MAE; recomputed on all
+            recorded predictions for scores such as R² or ROC AUC; a
+            row-weighted mean of the batch values for callables).
+        ``baseline_batch_<name>``, ``baseline_cumulative_<name>``
+            The same for the baseline, with ``baseline=True``.
+        ``cumulative_loss``, ``comparator_cumulative_loss``, ``regret``
+            With ``comparator``.
+
+        and ``estimator``, the trained clone.
+
+    See Also
+    --------
+    PrequentialDisplay : Plot the result.
+    sklearn.model_selection.cross_validate : Evaluation of batch learners.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import SGDClassifier
+    >>> from skonline.evaluation import prequential_score
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> res = prequential_score(SGDClassifier(random_state=0), X, y, batch_size=50)
+    >>> res.batch_accuracy.shape, bool(res.cumulative_accuracy[-1] > 0.5)
+    ((12,), True)
+    """
+    if not hasattr(estimator, "partial_fit"):
+        raise TypeError(f"{type(estimator).__name__} has no partial_fit: it cannot learn online.")
+    if not (isinstance(batch_size, numbers.Integral) and batch_size >= 1):
+        raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}.")
+    if comparator not in (None, "best_fixed_projection"):
+        raise ValueError(f"comparator must be None or 'best_fixed_projection'; got {comparator!r}.")
+    model = clone(estimator)
+    scorers = _resolve_scoring(model, scoring)
+    classifier = is_classifier(model)
+    if classifier and classes is None:
+        if y is None:
+            raise ValueError("classes must be given for a classifier fed (X, y) batches.")
+        classes = np.unique(column_or_1d(y))
+    n_components = None
+    if comparator is not None:
+        n_components = getattr(model, "n_components", None)
+        if not isinstance(n_components, numbers.Integral):
+            raise ValueError(
+                "comparator='best_fixed_projection' needs a transformer with an integer "
+                "n_components."
+            )
+
+    tracks = [_Track(model, scorers, comparator)]
+    if baseline:
+        tracks.append(_Track(PrefixBaseline(_baseline_kind(model)), scorers, None))
+    n_batches = None
+    if _is_array_like(X):
+        n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
+        n_batches = -(-n_rows // batch_size)
+    every = 1 if verbose >= 2 else max(1, (n_batches or 100) // 10)
+
+    seen, fitted = 0, False
+    rows, seen_after, fit_times, score_times = [], [], [], []
+    y_scored = []
+    learner_loss = comparator_loss = 0.0
+    cov = None
+    cumulative_loss, comparator_losses = [], []
+    start = time.perf_counter()
+    for i, (Xb, yb) in enumerate(_batches(X, y, batch_size)):
+        n = _n_rows(Xb)
+        if n == 0:
+            continue
+        t0 = time.perf_counter()
+        for track in tracks:
+            if fitted:
+                track.score(Xb, yb, n)
+            else:
+                for name in track.scorers:
+                    track.batch[name].append(np.nan)
+        if fitted and yb is not None:
+            y_scored.append(np.asarray(yb))
+        for track in tracks:
+            track.accumulate(n, y_scored or None)
+        if comparator is not None:
+            if fitted:
+                learner_loss += float(np.sum(_loss_rows(model, Xb)))
+                dense = Xb.toarray() if sp.issparse(Xb) else np.asarray(Xb, dtype=np.float64)
+                cov = dense.T @ dense if cov is None else cov + dense.T @ dense
+                eig = np.linalg.eigvalsh((cov + cov.T) / 2.0)
+                comparator_loss = float(np.sum(np.maximum(eig[: eig.size - n_components], 0.0)))
+            cumulative_loss.append(learner_loss)
+            comparator_losses.append(comparator_loss)
+        t1 = time.perf_counter()
+        kwargs = {"classes": classes} if classifier and not fitted else {}
+        for track in tracks:
+            track.model.partial_fit(Xb, yb, **kwargs)
+        t2 = time.perf_counter()
+        fitted = True
+        seen += n
+        rows.append(n)
+        seen_after.append(seen)
+        score_times.append(t1 - t0)
+        fit_times.append(t2 - t1)
+        if verbose and (i % every == 0 or (n_batches and i == n_batches - 1)):
+            first = next(iter(scorers))
+            _print_progress(i, n_batches, seen, time.perf_counter() - start, tracks[0], first)
+    if not rows:
+        raise ValueError("the stream is empty.")
+
+    out = Bunch(
+        n_samples_seen=np.asarray(seen_after),
+        batch_rows=np.asarray(rows),
+        fit_time=np.asarray(fit_times),
+        score_time=np.asarray(score_times),
+        estimator=model,
+    )
+    for name in scorers:
+        out[f"batch_{name}"] = np.asarray(tracks[0].batch[name], dtype=float)
+        out[f"cumulative_{name}"] = np.asarray(tracks[0].cumulative[name], dtype=float)
+        if baseline:
+            out[f"baseline_batch_{name}"] = np.asarray(tracks[1].batch[name], dtype=float)
+            out[f"baseline_cumulative_{name}"] = np.asarray(tracks[1].cumulative[name], dtype=float)
+    if comparator is not None:
+        out["cumulative_loss"] = np.asarray(cumulative_loss)
+        out["comparator_cumulative_loss"] = np.asarray(comparator_losses)
+        out["regret"] = out["cumulative_loss"] - out["comparator_cumulative_loss"]
+    return out
+
+
+def _scorer_names(results) -> list[str]:
+    return [k[len("batch_") :] for k in results if k.startswith("batch_") and k != "batch_rows"]

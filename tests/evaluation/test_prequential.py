@@ -1,0 +1,206 @@
+"""prequential_score and PrequentialDisplay against hand-written test-then-train loops."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits
+from sklearn.decomposition import IncrementalPCA
+from sklearn.linear_model import SGDClassifier, SGDRegressor
+from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_auc_score
+from sklearn.utils import gen_batches
+
+from skonline import RFDSONClassifier, RFDSONRegressor, RobustFrequentDirections
+from skonline.evaluation import (
+    PrequentialDisplay,
+    best_fixed_projection_losses,
+    prequential_score,
+    reconstruction_error,
+)
+
+
+def _loop(estimator, X, y, batch_size, classes=None):
+    """The hand-written test-then-train loop: predictions of each batch before learning it."""
+    est = clone(estimator)
+    preds, scores, seen = [], [], []
+    for i, sl in enumerate(gen_batches(X.shape[0], batch_size)):
+        if i:
+            preds.append(est.predict(X[sl]))
+            if hasattr(est, "decision_function"):
+                scores.append(est.decision_function(X[sl]))
+            seen.append(np.arange(sl.start, sl.stop))
+        kwargs = {"classes": classes} if classes is not None and i == 0 else {}
+        est.partial_fit(X[sl], y[sl], **kwargs)
+    idx = np.concatenate(seen)
+    return est, np.concatenate(preds), (np.concatenate(scores) if scores else None), idx
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [SGDClassifier(random_state=0), RFDSONClassifier(alpha0=1.0, sketch_size=5)],
+    ids=["SGDClassifier", "RFDSONClassifier"],
+)
+def test_classifier_matches_a_hand_written_loop(estimator):
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X / X.max(axis=0)
+    res = prequential_score(estimator, X, y, scoring=["accuracy", "roc_auc"], batch_size=64)
+    est, pred, score, idx = _loop(estimator, X, y, 64, classes=np.unique(y))
+    np.testing.assert_allclose(
+        res.cumulative_accuracy[-1], accuracy_score(y[idx], pred), rtol=1e-12
+    )
+    np.testing.assert_allclose(res.cumulative_roc_auc[-1], roc_auc_score(y[idx], score), rtol=1e-12)
+    # per batch: the batch's own accuracy; the first batch is learned from, not scored
+    assert np.isnan(res.batch_accuracy[0])
+    first = slice(64, 128)
+    np.testing.assert_allclose(
+        res.batch_accuracy[1], accuracy_score(y[first], pred[:64]), rtol=1e-12
+    )
+    np.testing.assert_array_equal(res.estimator.predict(X), est.predict(X))
+    assert res.n_samples_seen[-1] == len(X) and res.batch_rows.sum() == len(X)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [SGDRegressor(random_state=0), RFDSONRegressor(alpha0=1.0, bound=None)],
+    ids=["SGDRegressor", "RFDSONRegressor"],
+)
+def test_regressor_matches_a_hand_written_loop(estimator):
+    X, y = load_diabetes(return_X_y=True)
+    y = y / np.abs(y).max()
+    res = prequential_score(
+        estimator, X, y, scoring=["neg_mean_absolute_error", "r2"], batch_size=40
+    )
+    _, pred, _, idx = _loop(estimator, X, y, 40)
+    np.testing.assert_allclose(
+        -res.cumulative_neg_mean_absolute_error[-1], mean_absolute_error(y[idx], pred), rtol=1e-12
+    )
+    np.testing.assert_allclose(res.cumulative_r2[-1], r2_score(y[idx], pred), rtol=1e-12)
+    # cumulative values at every batch are those of the prefix
+    k = 5
+    rows = idx[idx < 40 * (k + 1)]
+    np.testing.assert_allclose(
+        res.cumulative_r2[k], r2_score(y[rows], pred[: rows.size]), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [IncrementalPCA(n_components=4), RobustFrequentDirections(sketch_size=6, n_components=4)],
+    ids=["IncrementalPCA", "RobustFrequentDirections"],
+)
+def test_transformer_matches_a_hand_written_loop(estimator):
+    X = load_digits().data[:600] / 16.0
+    res = prequential_score(estimator, X, batch_size=100, comparator="best_fixed_projection")
+    est = clone(estimator)
+    errors, rows = [], []
+    for i, sl in enumerate(gen_batches(len(X), 100)):
+        if i:
+            rebuilt = est.inverse_transform(est.transform(X[sl]))
+            errors.append(np.sum((X[sl] - rebuilt) ** 2, axis=1))
+            rows.append(np.arange(sl.start, sl.stop))
+        est.partial_fit(X[sl])
+    errors = np.concatenate(errors)
+    np.testing.assert_allclose(
+        -res.cumulative_neg_reconstruction_error[-1], errors.mean(), rtol=1e-12
+    )
+    np.testing.assert_allclose(res.cumulative_loss[-1], errors.sum(), rtol=1e-12)
+    # the comparator is the best fixed projection of the scored rows, in hindsight
+    best = best_fixed_projection_losses(X[100:], 4).sum()
+    np.testing.assert_allclose(res.comparator_cumulative_loss[-1], best, rtol=1e-9)
+    np.testing.assert_allclose(res.regret, res.cumulative_loss - res.comparator_cumulative_loss)
+
+
+def test_reconstruction_error_without_inverse_transform_uses_components():
+    class Projector:
+        components_ = np.array([[1.0, 0.0, 0.0]])
+
+        def transform(self, X):
+            return X @ self.components_.T
+
+    X = np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    assert reconstruction_error(Projector(), X) == pytest.approx((4.0 + 9.0) / 2)
+
+
+def test_baseline_is_the_prefix_majority_and_mean():
+    X, y = load_breast_cancer(return_X_y=True)
+    res = prequential_score(SGDClassifier(random_state=0), X, y, batch_size=100, baseline=True)
+    majority = [np.bincount(y[: 100 * i]).argmax() for i in range(1, 6)]
+    expected = [np.mean(y[100 * i : 100 * (i + 1)] == m) for i, m in enumerate(majority, 1)]
+    np.testing.assert_allclose(res.baseline_batch_accuracy[1:], expected, rtol=1e-12)
+    Xr, yr = load_diabetes(return_X_y=True)
+    res = prequential_score(SGDRegressor(random_state=0), Xr, yr, batch_size=100, baseline=True)
+    mae = [
+        np.mean(np.abs(yr[100 * i : 100 * (i + 1)] - yr[: 100 * i].mean())) for i in (1, 2, 3, 4)
+    ]
+    np.testing.assert_allclose(-res.baseline_batch_neg_mean_absolute_error[1:], mae, rtol=1e-12)
+
+
+def test_an_iterable_of_batches_equals_the_array():
+    X, y = load_breast_cancer(return_X_y=True)
+    batches = ((X[sl], y[sl]) for sl in gen_batches(len(X), 50))
+    from_iter = prequential_score(
+        SGDClassifier(random_state=0), batches, classes=[0, 1], batch_size=7
+    )
+    from_array = prequential_score(SGDClassifier(random_state=0), X, y, batch_size=50)
+    np.testing.assert_array_equal(from_iter.batch_accuracy, from_array.batch_accuracy)
+    with pytest.raises(ValueError, match="classes"):
+        prequential_score(SGDClassifier(), iter([(X[:10], y[:10])]))
+
+
+def test_bad_input_raises_like_the_estimator_and_leaves_it_untouched():
+    X, y = load_breast_cancer(return_X_y=True)
+    est = RFDSONClassifier(alpha0=1.0).partial_fit(X[:50], y[:50], classes=[0, 1])
+    before = pickle.dumps(est)
+    X_bad = X.copy()
+    X_bad[300, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        prequential_score(est, X_bad, y, batch_size=100)
+    assert pickle.dumps(est) == before
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        prequential_score(est, X, y[:-1])
+    with pytest.raises(TypeError, match="partial_fit"):
+        prequential_score(object(), X, y)
+    with pytest.raises(ValueError, match="batch_size"):
+        prequential_score(est, X, y, batch_size=0)
+    with pytest.raises(ValueError, match="empty"):
+        prequential_score(est, iter([]), classes=[0, 1])
+
+
+def test_verbose_prints_progress_and_is_off_by_default(capsys):
+    X, y = load_breast_cancer(return_X_y=True)
+    prequential_score(SGDClassifier(random_state=0), X, y, batch_size=50)
+    assert capsys.readouterr().out == ""
+    prequential_score(SGDClassifier(random_state=0), X, y, batch_size=50, verbose=2)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 12
+    assert lines[-1].startswith("[prequential] batch 12/12: 569 rows seen")
+    assert "rows/s" in lines[-1] and "accuracy" in lines[-1] and "cumulative" in lines[-1]
+
+
+def test_display_draws_one_line_per_estimator():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, y = load_breast_cancer(return_X_y=True)
+    disp = PrequentialDisplay.from_estimator(
+        {"sgd": SGDClassifier(random_state=0), "son": RFDSONClassifier(alpha0=1.0)},
+        X / X.max(axis=0),
+        y,
+        batch_size=100,
+        baseline=True,
+    )
+    assert set(disp.lines_) == {"sgd", "son", "sgd baseline", "son baseline"}
+    assert disp.ax_.get_xlabel() == "rows seen"
+    assert disp.ax_.get_ylabel() == "accuracy (cumulative)"
+    assert len(disp.ax_.get_lines()) == 4
+    x, yy = disp.lines_["sgd"].get_data()
+    res = prequential_score(SGDClassifier(random_state=0), X / X.max(axis=0), y, batch_size=100)
+    np.testing.assert_array_equal(x, res.n_samples_seen)
+    np.testing.assert_array_equal(yy, res.cumulative_accuracy)
+    # from_results on a shared axes, batch values
+    fig, ax = plt.subplots()
+    PrequentialDisplay.from_results({"a": res}, kind="batch", ax=ax)
+    assert ax.get_ylabel() == "accuracy (batch)" and len(ax.get_lines()) == 1
+    plt.close("all")
