@@ -200,7 +200,7 @@ def test_display_draws_one_line_per_estimator():
     np.testing.assert_array_equal(x, res.n_samples_seen)
     np.testing.assert_array_equal(yy, res.cumulative_accuracy)
     # from_results on a shared axes, batch values
-    fig, ax = plt.subplots()
+    _, ax = plt.subplots()
     PrequentialDisplay.from_results({"a": res}, kind="batch", ax=ax)
     assert ax.get_ylabel() == "accuracy (batch)" and len(ax.get_lines()) == 1
     plt.close("all")
