@@ -1,11 +1,15 @@
-"""Data helpers for the papers' experiments: generated streams and local files (no downloads)."""
+"""Data helpers: generated streams and local files (no downloads)."""
 
 from ._drift import clip_row_norms, make_digits_stream, make_switching_subspaces
 from ._libsvm import load_libsvm_split
+from ._streams import make_curve_stream, make_drifting_stream, rescale_columns
 
 __all__ = [
     "clip_row_norms",
     "load_libsvm_split",
+    "make_curve_stream",
     "make_digits_stream",
+    "make_drifting_stream",
     "make_switching_subspaces",
+    "rescale_columns",
 ]

@@ -1,0 +1,466 @@
+"""The real-data scoreboard: every skonline estimator with its defaults against the peers.
+
+Usage::
+
+    python benchmarks/bench_real_data.py                 # full run (about 15 minutes on 2 cores)
+    python benchmarks/bench_real_data.py --smoke         # a few seconds (CI)
+    python benchmarks/bench_real_data.py --docs doc/scoreboard   # also write the docs' tables
+
+Every method is evaluated prequentially (test-then-train,
+:func:`skonline.evaluation.prequential_score`) on the same batches, over
+several row orders, on two sources of data only: the datasets scikit-learn
+bundles (breast_cancer, wine, iris, digits, diabetes, linnerud) and the
+generated streams of :mod:`skonline.datasets` (drifting concepts, rescaled
+columns, switching subspaces, digits grouped by class, noisy curves). No
+download happens.
+
+One table per task. Each cell is the mean over the row orders of the
+cumulative prequential score, with the spread (max − min) over the orders.
+Columns: each skonline estimator with its **defaults**; a tuned setting where
+it differs; the peer a user would pick instead (``SGDClassifier`` /
+``SGDRegressor`` / ``Perceptron`` behind a ``StandardScaler``, both
+partial-fitted on the prefix; River's scaled logistic / linear regression
+when installed; ``IncrementalPCA``; PCA of a sliding window; a batch
+Hastie–Stuetzle curve refitted on the prefix); the prefix majority / mean
+baseline. Below each table, the verdict of each skonline default against the
+best peer and the baseline, in words. Nothing is asserted here.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from _common import environment, load_average, log, parse_args, source_digests
+from _peers import (
+    PrefixCurve,
+    RiverClassifier,
+    RiverRegressor,
+    ScaledModel,
+    WindowPCA,
+    river_available,
+)
+from sklearn import datasets as skdata
+from sklearn.base import clone
+from sklearn.decomposition import IncrementalPCA
+from sklearn.linear_model import Perceptron, SGDClassifier, SGDRegressor
+
+import skonline
+from skonline.datasets import (
+    make_curve_stream,
+    make_digits_stream,
+    make_drifting_stream,
+    make_switching_subspaces,
+    rescale_columns,
+)
+from skonline.evaluation import prequential_score
+
+MEASURED_MODULES = [
+    "skonline.linear_model._son",
+    "skonline.linear_model._scale_invariant",
+    "skonline.decomposition._frequent_directions",
+    "skonline.decomposition._online_pca",
+    "skonline.manifold._principal_curve",
+    "skonline.evaluation._prequential",
+]
+
+
+# ------------------------------------------------------------------ data
+@dataclass
+class Stream:
+    name: str
+    X: np.ndarray
+    y: np.ndarray | None = None
+    shuffle: bool = True  # False for streams whose order is the point (drift)
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def _bundled(loader, **kw):
+    X, y = loader(return_X_y=True, **kw)
+    return np.asarray(X, dtype=np.float64), y
+
+
+def classification_streams(smoke):
+    out = []
+    for name, loader in (
+        ("breast_cancer", skdata.load_breast_cancer),
+        ("wine", skdata.load_wine),
+        ("iris", skdata.load_iris),
+        ("digits", skdata.load_digits),
+    ):
+        X, y = _bundled(loader)
+        out.append(Stream(name, X, y))
+    X, y, _ = make_drifting_stream(2000, 10, n_concepts=2, random_state=0)
+    out.append(Stream("drifting (2 concepts)", X, y, shuffle=False))
+    rescaled = []
+    for s in out:
+        Xr, _ = rescale_columns(s.X, log10_range=4.0, random_state=1)
+        rescaled.append(Stream(f"{s.name}, rescaled", Xr, s.y, shuffle=s.shuffle))
+    out += rescaled
+    if smoke:
+        return [Stream(s.name, s.X[:150], s.y[:150], s.shuffle) for s in out[:2]]
+    return out
+
+
+def regression_streams(smoke):
+    X, y = _bundled(skdata.load_diabetes)
+    out = [Stream("diabetes", X, y)]
+    Xl, Yl = skdata.load_linnerud(return_X_y=True)
+    for j, target in enumerate(("weight", "waist", "pulse")):
+        out.append(Stream(f"linnerud ({target})", np.asarray(Xl, float), Yl[:, j]))
+    X, y, _ = make_drifting_stream(2000, 10, task="regression", n_concepts=2, random_state=0)
+    out.append(Stream("drifting (2 concepts)", X, y, shuffle=False))
+    rescaled = []
+    for s in out:
+        Xr, _ = rescale_columns(s.X, log10_range=4.0, random_state=1)
+        rescaled.append(Stream(f"{s.name}, rescaled", Xr, s.y, shuffle=s.shuffle))
+    out += rescaled
+    if smoke:
+        return [Stream(s.name, s.X[:150], s.y[:150], s.shuffle) for s in out[:1]]
+    return out
+
+
+def transformer_streams(smoke):
+    out = []
+    for name, loader in (
+        ("digits", skdata.load_digits),
+        ("breast_cancer", skdata.load_breast_cancer),
+        ("wine", skdata.load_wine),
+    ):
+        X, _ = _bundled(loader)
+        out.append(Stream(name, X))
+    X, _, _ = make_switching_subspaces(4, 250, 20, 2, random_state=0)
+    out.append(Stream("switching subspaces", X, shuffle=False))
+    out.append(Stream("digits grouped by class", make_digits_stream()[0], shuffle=False))
+    if smoke:
+        return [Stream(s.name, s.X[:120], None, s.shuffle) for s in out[:1]]
+    return out
+
+
+def curve_streams(smoke):
+    out = []
+    for name, loader, cols in (
+        ("iris (petal length, width)", skdata.load_iris, (2, 3)),
+        ("wine (alcohol, color intensity)", skdata.load_wine, (0, 9)),
+        ("breast_cancer (radius, texture)", skdata.load_breast_cancer, (0, 1)),
+        ("diabetes (bmi, s5)", skdata.load_diabetes, (2, 8)),
+    ):
+        X, _ = _bundled(loader)
+        out.append(Stream(name, X[:, cols]))
+    X, _ = make_curve_stream(500, kind="cubic", noise=0.1, random_state=0)
+    out.append(Stream("cubic (Guedj & Li)", X))
+    X, _ = make_curve_stream(1000, kind="arcs", noise=0.3, random_state=0)
+    out.append(Stream("two arcs", X))
+    if smoke:
+        return [Stream(s.name, s.X[:60]) for s in out[:1]]
+    return out
+
+
+# --------------------------------------------------------------- methods
+def classification_methods():
+    methods = {
+        "RFDSONClassifier": ("skonline", skonline.RFDSONClassifier()),
+        "ScaleInvariantClassifier": ("skonline", skonline.ScaleInvariantClassifier()),
+        "RFDSON (alpha0=1, log_loss)": (
+            "tuned",
+            skonline.RFDSONClassifier(alpha0=1.0, loss="log_loss"),
+        ),
+        "SI (variant=full)": ("tuned", skonline.ScaleInvariantClassifier(variant="full")),
+        "SGD + scaler": ("peer", ScaledModel(SGDClassifier(random_state=0))),
+        "Perceptron + scaler": ("peer", ScaledModel(Perceptron(random_state=0))),
+    }
+    if river_available():
+        methods["River LogReg"] = ("peer", RiverClassifier())
+    return methods
+
+
+def regression_methods():
+    methods = {
+        "RFDSONRegressor": ("skonline", skonline.RFDSONRegressor()),
+        "ScaleInvariantRegressor": ("skonline", skonline.ScaleInvariantRegressor()),
+        "RFDSON (bound=None, alpha0=1)": (
+            "tuned",
+            skonline.RFDSONRegressor(bound=None, alpha0=1.0),
+        ),
+        "SI (center_target)": ("tuned", skonline.ScaleInvariantRegressor(center_target=True)),
+        "SGD + scaler": ("peer", ScaledModel(SGDRegressor(random_state=0))),
+    }
+    if river_available():
+        methods["River LinReg"] = ("peer", RiverRegressor())
+    return methods
+
+
+def transformer_methods(k):
+    return {
+        "FrequentDirections": ("skonline", skonline.FrequentDirections(n_components=k)),
+        "RobustFrequentDirections": (
+            "skonline",
+            skonline.RobustFrequentDirections(n_components=k),
+        ),
+        "AdaptiveOnlinePCA": ("skonline", skonline.AdaptiveOnlinePCA(n_components=k)),
+        "RandomizedOnlinePCA": ("skonline", skonline.RandomizedOnlinePCA(n_components=k)),
+        "IncrementalPCA": ("peer", IncrementalPCA(n_components=k)),
+        "PCA, 200-row window": ("peer", WindowPCA(n_components=k, window=200)),
+    }
+
+
+def curve_methods():
+    return {
+        "SequentialPrincipalCurve": ("skonline", skonline.manifold.SequentialPrincipalCurve()),
+        "HS curve refitted on prefix": ("peer", PrefixCurve()),
+    }
+
+
+# ------------------------------------------------------------- evaluation
+@dataclass
+class Task:
+    title: str
+    metric: str  # scorer name
+    higher_is_better: bool
+    display: str
+    batch_size: int
+    streams: list
+    methods: dict
+    sign: float = 1.0  # multiply the scorer value by this for display
+
+
+def _orders(stream, n_orders, seed):
+    n = stream.X.shape[0]
+    if not stream.shuffle:
+        return [("stream order", np.arange(n))]
+    rng = np.random.default_rng(seed)
+    out = [("original order", np.arange(n))]
+    for i in range(n_orders - 1):
+        out.append((f"shuffle {i + 1}", rng.permutation(n)))
+    return out
+
+
+def _run(estimator, stream, order, task, baseline):
+    X = stream.X[order]
+    y = None if stream.y is None else np.asarray(stream.y)[order]
+    classes = np.unique(stream.y) if task.metric == "accuracy" else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = prequential_score(
+            estimator,
+            X,
+            y,
+            scoring=task.metric,
+            batch_size=task.batch_size,
+            classes=classes,
+            baseline=baseline,
+        )
+    value = task.sign * res[f"cumulative_{task.metric}"][-1]
+    base = task.sign * res[f"baseline_cumulative_{task.metric}"][-1] if baseline else None
+    return value, base, res
+
+
+def evaluate(task, n_orders, seed):
+    """``{stream: {method: [values over orders]}}`` plus the baseline under the key ``baseline``."""
+    table = {}
+    for stream in task.streams:
+        cells = {name: [] for name in task.methods}
+        cells["baseline"] = []
+        for label, order in _orders(stream, n_orders, seed):
+            for i, (name, (_, est)) in enumerate(task.methods.items()):
+                t0 = time.perf_counter()
+                try:
+                    value, base, _ = _run(clone(est), stream, order, task, baseline=i == 0)
+                except Exception as err:  # a method that fails is reported, not hidden
+                    log(f"  {stream.name} / {label} / {name}: FAILED {type(err).__name__}: {err}")
+                    value, base = np.nan, None
+                cells[name].append(value)
+                if base is not None:
+                    cells["baseline"].append(base)
+                log(
+                    f"  {stream.name} / {label} / {name}: {value:.4g} "
+                    f"({time.perf_counter() - t0:.1f} s)"
+                )
+        table[stream.name] = cells
+    return table
+
+
+def _cell(values):
+    values = np.asarray(values, dtype=float)
+    if values.size == 0 or np.all(np.isnan(values)):
+        return "failed"
+    mean = np.nanmean(values)
+    if values.size == 1:
+        return f"{mean:.3g}"
+    return f"{mean:.3g} ±{np.nanmax(values) - np.nanmin(values):.2g}"
+
+
+def _better(a, b, higher):
+    return a > b if higher else a < b
+
+
+def verdicts(task, table):
+    """One line per skonline default: how it compares with the best peer and the baseline."""
+    lines = []
+    kinds = {name: kind for name, (kind, _) in task.methods.items()}
+    peers = [n for n, k in kinds.items() if k == "peer"]
+    for name, kind in kinds.items():
+        if kind != "skonline":
+            continue
+        wins, losses, below_base = [], [], []
+        for stream, cells in table.items():
+            mine = np.nanmean(cells[name]) if cells[name] else np.nan
+            peer_means = {p: np.nanmean(cells[p]) for p in peers if cells[p]}
+            best = (max if task.higher_is_better else min)(
+                peer_means,
+                key=lambda p: (
+                    peer_means[p]
+                    if np.isfinite(peer_means[p])
+                    else (-np.inf if task.higher_is_better else np.inf)
+                ),
+            )
+            gap = mine - peer_means[best]
+            if np.isnan(mine):
+                losses.append(f"{stream} (failed)")
+            elif _better(mine, peer_means[best], task.higher_is_better) or gap == 0:
+                wins.append(stream)
+            else:
+                losses.append(f"{stream} ({mine:.3g} vs {best} {peer_means[best]:.3g})")
+            base = np.nanmean(cells["baseline"]) if cells["baseline"] else np.nan
+            if np.isfinite(base) and not _better(mine, base, task.higher_is_better):
+                below_base.append(f"{stream} ({mine:.3g} vs {base:.3g})")
+        line = (
+            f"- **{name}** (defaults): at least as good as the best peer on "
+            f"{len(wins)} of {len(table)}"
+        )
+        if losses:
+            line += "; loses on " + "; ".join(losses)
+        line += "."
+        if below_base:
+            line += " **Not better than the baseline** on " + "; ".join(below_base) + "."
+        lines.append(line)
+    return lines
+
+
+def markdown(task, table):
+    names = [*task.methods, "baseline"]
+    head = ["dataset", *names]
+    lines = [
+        f"### {task.title} ({task.display}; mean ±spread over row orders)",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    for stream, cells in table.items():
+        lines.append("| " + " | ".join([stream] + [_cell(cells[n]) for n in names]) + " |")
+    lines.append("")
+    lines += verdicts(task, table)
+    return "\n".join(lines)
+
+
+def rst(task, table):
+    names = [*task.methods, "baseline"]
+    out = [
+        f".. list-table:: {task.title} ({task.display}; mean ±spread over row orders)",
+        "   :header-rows: 1",
+        "",
+        "   * - dataset",
+    ]
+    out += [f"     - {n}" for n in names]
+    for stream, cells in table.items():
+        out.append(f"   * - {stream}")
+        out += [f"     - {_cell(cells[n])}" for n in names]
+    out.append("")
+    out += verdicts(task, table)
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None):
+    def extra(parser):
+        parser.add_argument("--orders", type=int, default=5, help="row orders per dataset")
+        parser.add_argument("--docs", type=Path, default=None, help="write .rst tables here")
+        parser.add_argument(
+            "--tasks",
+            default="classification,regression,transformers,curves",
+            help="comma-separated subset",
+        )
+
+    args = parse_args(__doc__.splitlines()[0], argv, extra)
+    n_orders = 2 if args.smoke else args.orders
+    load_before = load_average()
+    started = time.perf_counter()
+    digests = source_digests(MEASURED_MODULES)
+    k = 5
+    tasks = {
+        "classification": Task(
+            "Classification",
+            "accuracy",
+            True,
+            "prequential accuracy",
+            10,
+            classification_streams(args.smoke),
+            classification_methods(),
+        ),
+        "regression": Task(
+            "Regression",
+            "neg_mean_absolute_error",
+            False,
+            "prequential MAE",
+            10,
+            regression_streams(args.smoke),
+            regression_methods(),
+            sign=-1.0,
+        ),
+        "transformers": Task(
+            f"Transformers, {k} components",
+            "neg_reconstruction_error",
+            False,
+            "prequential mean squared reconstruction error",
+            20,
+            transformer_streams(args.smoke),
+            transformer_methods(k),
+            sign=-1.0,
+        ),
+        "curves": Task(
+            "Principal curves",
+            "neg_reconstruction_error",
+            False,
+            "prequential mean squared distance to the curve",
+            20,
+            curve_streams(args.smoke),
+            curve_methods(),
+            sign=-1.0,
+        ),
+    }
+    chosen = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    sections = []
+    for key in chosen:
+        task = tasks[key]
+        log(f"{task.title} ...")
+        table = evaluate(task, n_orders, args.seed)
+        text = markdown(task, table)
+        sections.append(text)
+        print(text, flush=True)
+        if args.docs is not None:
+            args.docs.mkdir(parents=True, exist_ok=True)
+            (args.docs / f"{key}.rst").write_text(rst(task, table), encoding="utf-8")
+    header = environment(digests, load_before, load_average(), read_at_start=True)
+    extra_line = f"- river: {'installed' if river_available() else 'not installed'}"
+    report = "\n".join(
+        [
+            "# skonline real-data scoreboard",
+            "",
+            *header,
+            extra_line,
+            f"- total run time {time.perf_counter() - started:.0f} s",
+            "",
+            *sections,
+        ]
+    )
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = "bench_real_data_smoke" if args.smoke else "bench_real_data"
+    (args.out / f"{stem}.md").write_text(report + "\n", encoding="utf-8")
+    log(f"written: {args.out / stem}.md")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""Generated streams for comparing online learners (no downloads).
+
+* :func:`make_drifting_stream`: a linear concept (classification or
+  regression) that changes abruptly between segments, on uncentred features
+  of uneven scales — the streams where an online learner must adapt.
+* :func:`rescale_columns`: the same data in other units (every column
+  multiplied by its own power of ten) — the streams where scale invariance
+  matters.
+* :func:`make_curve_stream`: noisy points around a curve in the plane (the
+  cubic of Guedj & Li's Table 1, or two arcs) for principal curves.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
+
+__all__ = ["make_curve_stream", "make_drifting_stream", "rescale_columns"]
+
+
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "task": [StrOptions({"classification", "regression"})],
+        "n_concepts": [Interval(Integral, 1, None, closed="left")],
+        "noise": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_drifting_stream(
+    n_samples=2000,
+    n_features=10,
+    *,
+    task="classification",
+    n_concepts=2,
+    noise=0.1,
+    random_state=None,
+):
+    """A linear concept that changes abruptly between equal segments of the stream.
+
+    Features: ``x_j = m_j + s_j z_j`` with ``z ~ N(0, I)``, means ``m_j ~
+    U[−3, 3]`` and scales ``s_j = 10^U[−1, 1]`` (uncentred, uneven units, as
+    real features are). Each of the ``n_concepts`` segments has its own
+    weights ``w`` (a standard normal vector, divided by the scales so every
+    feature matters). Classification: ``y = 1[(x − m)ᵀw + noise·N(0, 1) > 0]``
+    (balanced classes); regression: ``y = 10 + (x − m)ᵀw + noise·N(0, 1)``
+    (a target far from 0).
+
+    Parameters
+    ----------
+    n_samples : int, default=2000
+        Rows.
+    n_features : int, default=10
+        Columns.
+    task : {"classification", "regression"}, default="classification"
+        The kind of target.
+    n_concepts : int, default=2
+        Segments, each with its own concept (1: no drift).
+    noise : float, default=0.1
+        Standard deviation of the noise added to the linear score.
+    random_state : int, RandomState instance or None, default=None
+        Seed.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        The rows, in stream order.
+    y : ndarray of shape (n_samples,)
+        Labels ``0``/``1`` or real targets.
+    concept : ndarray of shape (n_samples,)
+        Segment index of each row.
+
+    Examples
+    --------
+    >>> from skonline.datasets import make_drifting_stream
+    >>> X, y, concept = make_drifting_stream(100, 3, n_concepts=2, random_state=0)
+    >>> X.shape, sorted(set(concept.tolist()))
+    ((100, 3), [0, 1])
+    """
+    rng = check_random_state(random_state)
+    means = rng.uniform(-3.0, 3.0, n_features)
+    scales = 10.0 ** rng.uniform(-1.0, 1.0, n_features)
+    Z = rng.standard_normal((n_samples, n_features))
+    X = means + Z * scales
+    concept = np.minimum(np.arange(n_samples) * n_concepts // n_samples, n_concepts - 1)
+    W = rng.standard_normal((n_concepts, n_features)) / scales
+    score = np.einsum("ij,ij->i", X - means, W[concept]) + noise * rng.standard_normal(n_samples)
+    if task == "classification":
+        y = (score > 0).astype(np.int64)
+    else:
+        y = 10.0 + score
+    return X, y, concept
+
+
+@validate_params(
+    {
+        "X": ["array-like"],
+        "log10_range": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def rescale_columns(X, *, log10_range=4.0, random_state=None):
+    """The same data in other units: column ``j`` times ``10^U[−r, r]``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data (not modified).
+    log10_range : float, default=4.0
+        ``r``: each scale is drawn from ``10^U[−r, r]``.
+    random_state : int, RandomState instance or None, default=None
+        Seed.
+
+    Returns
+    -------
+    X_rescaled : ndarray of shape (n_samples, n_features)
+        The rescaled copy.
+    scales : ndarray of shape (n_features,)
+        The scale of each column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skonline.datasets import rescale_columns
+    >>> Xr, scales = rescale_columns(np.ones((2, 3)), random_state=0)
+    >>> bool(np.allclose(Xr[0], scales))
+    True
+    """
+    X = np.asarray(X, dtype=np.float64)
+    rng = check_random_state(random_state)
+    scales = 10.0 ** rng.uniform(-log10_range, log10_range, X.shape[1])
+    return X * scales, scales
+
+
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "kind": [StrOptions({"cubic", "arcs"})],
+        "noise": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_curve_stream(n_samples=500, *, kind="cubic", noise=0.1, random_state=None):
+    """Noisy points around a curve in the plane, in random order.
+
+    ``"cubic"``: Guedj & Li's Table 1 curve ``(u, 0.05 (u − 5)³)``,
+    ``u ~ U[0, 10]`` (length 17.6). ``"arcs"``: two clusters of points on two
+    half circles of radius 5 facing each other (centres ``(0, 0)`` and
+    ``(5, 2.5)``), each covering a third of its arc — a clustered cloud with
+    gaps, where a curve must not jump across empty space.
+
+    Parameters
+    ----------
+    n_samples : int, default=500
+        Points.
+    kind : {"cubic", "arcs"}, default="cubic"
+        The curve.
+    noise : float, default=0.1
+        Standard deviation of the Gaussian noise added to each coordinate.
+    random_state : int, RandomState instance or None, default=None
+        Seed.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+        The noisy points.
+    truth : ndarray of shape (n_samples, 2)
+        The points of the curve they were drawn around.
+
+    Examples
+    --------
+    >>> from skonline.datasets import make_curve_stream
+    >>> X, truth = make_curve_stream(100, random_state=0)
+    >>> X.shape
+    (100, 2)
+    """
+    rng = check_random_state(random_state)
+    if kind == "cubic":
+        u = rng.uniform(0.0, 10.0, n_samples)
+        truth = np.column_stack([u, 0.05 * (u - 5.0) ** 3])
+    else:
+        first = rng.random(n_samples) < 0.5
+        t = np.where(
+            first,
+            rng.uniform(np.pi / 6, np.pi / 2, n_samples),
+            rng.uniform(np.pi + np.pi / 6, np.pi + np.pi / 2, n_samples),
+        )
+        centre = np.where(first[:, None], [0.0, 0.0], [5.0, 2.5])
+        truth = centre + 5.0 * np.column_stack([np.cos(t), np.sin(t)])
+    return truth + noise * rng.standard_normal((n_samples, 2)), truth
