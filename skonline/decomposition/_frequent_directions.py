@@ -693,7 +693,7 @@ class RobustFrequentDirections(_BaseFrequentDirections):
     ----------
 {_COMMON_PARAMS}
     alpha0 : float, default=0.0
-        Initial ``alpha`` (``α^(m−1)`` in Alg. 2): the sketch then targets
+        Initial ridge ``alpha`` (``α^(m−1)`` in Alg. 2): the sketch then targets
         ``AᵀA + alpha0·I``. The default 0 is the paper's hyperparameter-free
         "RFD0".
 

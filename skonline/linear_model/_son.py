@@ -208,8 +208,8 @@ _PARAMS_DOC = """\
         ``D = alpha0 + sqrt(Σ g²)``.
 
     sketch_size : int, default=10
-        The paper's ``m``: the buffer holds up to ``2m`` rows (``O(m · d)``
-        memory, ``O(m · d + m³)`` time per row). Paper grids: {5, 10, 20}, {20, 30, 50}.
+        The paper's ``m``, the memory of the sketch: its buffer holds up to
+        ``2m`` rows (``O(m · d)`` memory, ``O(m · d + m³)`` time per row).
 
     alpha0 : float, default=0.0
         Initial ridge ``α`` (``H^(0) = alpha0 · I``). Must be positive for
