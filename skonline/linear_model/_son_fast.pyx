@@ -1,0 +1,670 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Compiled pass of the sketched online Newton step (Luo et al. 2019, Alg. 6, SON order).
+
+One ordered pass over the rows for ``K`` one-vs-rest models, each with its own
+curvature back-end:
+
+* ``SKETCH`` (RFD-SON / FD-SON): ``H = BᵀB + αI`` kept as an orthonormal basis
+  ``Q`` of the sketch's row space (``n_features x q``, stored as ``q`` rows)
+  and the small Gram matrix ``S = Qᵀ BᵀB Q`` (``q x q``, ``q ≤ 2m``), with the
+  Cholesky factor ``L`` of ``S + αI`` maintained between compactions: an
+  appended row is Gram–Schmidt-split into ``Q c + ρ q_new``; ``S`` grows by the
+  border ``[[S + c cᵀ, ρ c], [ρ cᵀ, ρ²]]`` and ``L`` by a rank-one Cholesky
+  update plus one bordered row, ``O(q²)``. A compaction (every ``m + 1``
+  rows) is one eigendecomposition of ``S``: the basis rotates onto its top
+  ``m − 1`` eigenvectors and ``S`` becomes the diagonal of the shrunk
+  eigenvalues. No per-row eigendecomposition: a row costs ``O(q d + q²)``.
+  Solves use ``H⁻¹v = Q (A⁻¹ − I/α) Qᵀv + v/α`` (``A = S + αI``), the
+  eigenbasis form of the Python implementation with the eigenbasis replaced by
+  any orthonormal basis (error ``κ·eps``, not the Woodbury form's ``κ²·eps``).
+  When ``α ≤ rtol · λ_max(S)`` the sketch counts as singular and the
+  pseudo-inverse formulas run on an eigendecomposition of ``S`` (eigenvalues
+  below ``max(rtol, q·eps) · λ_max`` dropped), as the paper's Appendix A with
+  the corrected projector ``VVᵀ``.
+* ``FULL`` (FULL-ON): ``H⁻¹`` by Sherman–Morrison, ``O(d²)`` per row.
+* ``DIAG`` (diagonal AdaGrad): ``D = α₀ + sqrt(Σ g²)``.
+
+The caller passes copies of the state arrays; they are updated in place.
+"""
+
+from libc.math cimport exp, fabs, log1p, sqrt
+from libc.stdlib cimport free, malloc
+from scipy.linalg.cython_blas cimport ddot, dgemm, dgemv
+from scipy.linalg.cython_lapack cimport dsyevd
+
+import numpy as np
+
+cdef enum:
+    SKETCH = 0
+    FULL = 1
+    DIAG = 2
+
+cdef enum:
+    SQUARED_ERROR = 0
+    LOG_LOSS = 1
+    HINGE = 2
+    SMOOTH_HINGE = 3
+    HUBER = 4
+
+LOSS_CODES = {
+    "squared_error": SQUARED_ERROR,
+    "log_loss": LOG_LOSS,
+    "hinge": HINGE,
+    "smooth_hinge": SMOOTH_HINGE,
+    "huber": HUBER,
+}
+BACKEND_CODES = {"sketch": SKETCH, "full": FULL, "diag": DIAG}
+
+cdef double EPS = np.finfo(np.float64).eps
+#: A row whose part outside the basis is below this fraction of its norm adds no direction.
+cdef double GROWTH_TOL = 1e-12
+
+
+# ---------------------------------------------------------------- losses
+cdef inline void loss_and_derivative(int loss, double p, double y, double epsilon,
+                                     double* value, double* deriv) noexcept nogil:
+    """``(l(p; y), l'(p; y))``: the table of ``_losses.loss_and_derivative``, in C."""
+    cdef double r, m, e
+    if loss == SQUARED_ERROR:
+        r = p - y
+        value[0] = r * r
+        deriv[0] = 2.0 * r
+    elif loss == LOG_LOSS:
+        m = y * p
+        if m > 0.0:
+            e = exp(-m)
+            value[0] = log1p(e)
+            deriv[0] = -y * e / (1.0 + e)
+        else:
+            e = exp(m)
+            value[0] = log1p(e) - m
+            deriv[0] = -y / (1.0 + e)
+    elif loss == HINGE:
+        m = y * p
+        if m < 1.0:
+            value[0] = 1.0 - m
+            deriv[0] = -y
+        else:
+            value[0] = 0.0
+            deriv[0] = 0.0
+    elif loss == SMOOTH_HINGE:
+        m = y * p
+        if m >= 1.0:
+            value[0] = 0.0
+            deriv[0] = 0.0
+        elif m <= 0.0:
+            value[0] = 0.5 - m
+            deriv[0] = -y
+        else:
+            value[0] = 0.5 * (1.0 - m) * (1.0 - m)
+            deriv[0] = -y * (1.0 - m)
+    else:  # HUBER
+        r = p - y
+        if fabs(r) <= epsilon:
+            value[0] = 0.5 * r * r
+            deriv[0] = r
+        else:
+            value[0] = epsilon * (fabs(r) - 0.5 * epsilon)
+            deriv[0] = epsilon * (1.0 if r > 0.0 else (-1.0 if r < 0.0 else 0.0))
+
+
+# ------------------------------------------------------- small dense algebra
+cdef inline double dot(int n, double* a, double* b) noexcept nogil:
+    cdef int inc = 1
+    return ddot(&n, a, &inc, b, &inc)
+
+
+cdef inline void basis_coords(int d, int q, double* Q, double* x, double* out) noexcept nogil:
+    """``out = Qᵀx`` for a basis stored as ``q`` rows of length ``d`` (``out`` has ``q`` entries)."""
+    cdef int inc = 1
+    cdef double one = 1.0, zero = 0.0
+    if q == 0:
+        return
+    dgemv(b"T", &d, &q, &one, Q, &d, x, &inc, &zero, out, &inc)
+
+
+cdef inline void basis_combine(int d, int q, double* Q, double* coef, double scale,
+                               double* out) noexcept nogil:
+    """``out = scale · out + Q coef`` (``Q`` as rows, ``coef`` has ``q`` entries)."""
+    cdef int inc = 1
+    cdef double one = 1.0
+    if q == 0:
+        if scale != 1.0:
+            for i in range(d):
+                out[i] *= scale
+        return
+    dgemv(b"N", &d, &q, &one, Q, &d, coef, &inc, &scale, out, &inc)
+
+
+cdef inline void chol_solve(int n, int ld, double* L, double* b) noexcept nogil:
+    """Solve ``L Lᵀ z = b`` in place (``L`` lower, row-major with leading dimension ``ld``)."""
+    cdef int i, j
+    cdef double s
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= L[i * ld + j] * b[j]
+        b[i] = s / L[i * ld + i]
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= L[j * ld + i] * b[j]
+        b[i] = s / L[i * ld + i]
+
+
+cdef inline int chol_factor(int n, int ld, double* A, double shift, double* L) noexcept nogil:
+    """``L`` lower with ``L Lᵀ = A + shift·I``; returns 0, or -1 if not positive definite."""
+    cdef int i, j, k
+    cdef double s
+    for i in range(n):
+        for j in range(i + 1):
+            s = A[i * ld + j] + (shift if i == j else 0.0)
+            for k in range(j):
+                s -= L[i * ld + k] * L[j * ld + k]
+            if i == j:
+                if not s > 0.0:
+                    return -1
+                L[i * ld + i] = sqrt(s)
+            else:
+                L[i * ld + j] = s / L[j * ld + j]
+        for j in range(i + 1, n):
+            L[i * ld + j] = 0.0
+    return 0
+
+
+cdef inline int chol_rank_one_update(int n, int ld, double* L, double* c) noexcept nogil:
+    """``L Lᵀ ← L Lᵀ + c cᵀ`` in place (``c`` is destroyed); -1 on breakdown."""
+    cdef int k, i
+    cdef double r, cs, sn, lkk
+    for k in range(n):
+        lkk = L[k * ld + k]
+        r = sqrt(lkk * lkk + c[k] * c[k])
+        if not (r > 0.0 and lkk > 0.0):
+            return -1
+        cs = r / lkk
+        sn = c[k] / lkk
+        L[k * ld + k] = r
+        for i in range(k + 1, n):
+            L[i * ld + k] = (L[i * ld + k] + sn * c[i]) / cs
+            c[i] = cs * c[i] - sn * L[i * ld + k]
+    return 0
+
+
+# ---------------------------------------------------------------- sketch
+cdef struct Sketch:
+    int d            # n_features (intercept column included)
+    int cap          # 2m: largest basis size and Gram dimension
+    int m            # sketch size
+    bint robust      # RFD (alpha grows at compactions) or FD
+    double rtol      # singularity threshold on alpha / lambda_max
+    double* Q        # cap x d basis rows
+    double* S        # cap x cap Gram in the basis
+    double* L        # cap x cap Cholesky factor of S + alpha I (valid if factor_ok)
+    int* q_dim
+    int* n_rows
+    int* virtual_rows
+    int* n_compactions
+    int* factor_ok
+    double* alpha
+    double* shrinkage
+    # work space (not state)
+    double* E        # cap x cap eigenvectors of S (valid if eig_ok)
+    double* ev       # cap eigenvalues of S, ascending
+    int eig_ok
+    double* work
+    int lwork
+    int* iwork
+    int liwork
+    double* tmp      # cap
+    double* tmp2     # cap
+    double* dtmp     # d
+    double* newQ     # cap x d
+
+
+cdef int sketch_eig(Sketch* s) noexcept nogil:
+    """Eigendecomposition of ``S`` (cached until ``S`` changes)."""
+    cdef int q = s.q_dim[0], info = 0, i, j
+    if s.eig_ok:
+        return 0
+    for i in range(q):
+        for j in range(q):
+            s.E[i * q + j] = s.S[i * s.cap + j]
+    if q > 0:
+        dsyevd(b"V", b"L", &q, s.E, &q, s.ev, s.work, &s.lwork, s.iwork, &s.liwork, &info)
+    s.eig_ok = 1
+    return info
+
+
+cdef bint sketch_nonsingular(Sketch* s) noexcept nogil:
+    """``α > rtol · λ_max(S)`` (the trace bounds ``λ_max`` first; exact value when needed)."""
+    cdef int q = s.q_dim[0], i
+    cdef double trace = 0.0, lam_max = 0.0
+    if s.alpha[0] <= 0.0:
+        return False
+    for i in range(q):
+        trace += s.S[i * s.cap + i]
+    if s.alpha[0] > s.rtol * trace:
+        return True
+    sketch_eig(s)
+    if q > 0:
+        lam_max = s.ev[q - 1]
+    return s.alpha[0] > s.rtol * (lam_max if lam_max > 0.0 else 0.0)
+
+
+cdef int sketch_factor(Sketch* s) noexcept nogil:
+    if s.factor_ok[0]:
+        return 0
+    if chol_factor(s.q_dim[0], s.cap, s.S, s.alpha[0], s.L) != 0:
+        return -1
+    s.factor_ok[0] = 1
+    return 0
+
+
+cdef int sketch_apply(Sketch* s, double* v, double* out) noexcept nogil:
+    """``out = H⁻¹v`` (nonsingular) or ``H⁺v`` (singular)."""
+    cdef int q = s.q_dim[0], d = s.d, i, kk, j
+    cdef double a = s.alpha[0], lam_max, cut
+    cdef double* y = s.tmp
+    cdef double* z = s.tmp2
+    basis_coords(d, q, s.Q, v, y)
+    if sketch_nonsingular(s):
+        if sketch_factor(s) != 0:
+            return -1
+        for i in range(q):
+            z[i] = y[i]
+        chol_solve(q, s.cap, s.L, z)
+        for i in range(q):
+            z[i] -= y[i] / a
+        for i in range(d):
+            out[i] = v[i]
+        basis_combine(d, q, s.Q, z, 1.0 / a, out)
+        return 0
+    # pseudo-inverse: V diag(1/λ) Vᵀ v over the eigenvectors kept
+    if sketch_eig(s) != 0:
+        return -1
+    lam_max = s.ev[q - 1] if q > 0 else 0.0
+    if lam_max < 0.0:
+        lam_max = 0.0
+    cut = (s.rtol if s.rtol > q * EPS else q * EPS) * lam_max
+    for i in range(q):
+        z[i] = 0.0
+    for kk in range(q):
+        if s.ev[kk] > cut:
+            # coefficient of eigenvector kk: (E[:, kk]ᵀ y) / λ_kk, spread back by E[:, kk]
+            lam_max = 0.0
+            for j in range(q):
+                lam_max += s.E[kk * q + j] * y[j]
+            lam_max /= s.ev[kk]
+            for j in range(q):
+                z[j] += s.E[kk * q + j] * lam_max
+    for i in range(d):
+        out[i] = 0.0
+    basis_combine(d, q, s.Q, z, 0.0, out)
+    return 0
+
+
+cdef int sketch_null_part(Sketch* s, double* x, double* out) noexcept nogil:
+    """``out = x − VVᵀx`` with ``V`` the kept eigenvectors (singular case)."""
+    cdef int q = s.q_dim[0], d = s.d, i, kk, j
+    cdef double lam_max, cut, coef
+    cdef double* y = s.tmp
+    cdef double* z = s.tmp2
+    basis_coords(d, q, s.Q, x, y)
+    sketch_eig(s)
+    lam_max = s.ev[q - 1] if q > 0 else 0.0
+    if lam_max < 0.0:
+        lam_max = 0.0
+    cut = (s.rtol if s.rtol > q * EPS else q * EPS) * lam_max
+    for i in range(q):
+        z[i] = 0.0
+    for kk in range(q):
+        if s.ev[kk] > cut:
+            coef = 0.0
+            for j in range(q):
+                coef += s.E[kk * q + j] * y[j]
+            for j in range(q):
+                z[j] -= s.E[kk * q + j] * coef
+    for i in range(d):
+        out[i] = x[i]
+    basis_combine(d, q, s.Q, z, 1.0, out)
+    return 0
+
+
+cdef int sketch_compact(Sketch* s) noexcept nogil:
+    """One compaction: rotate onto the top ``m − 1`` eigenvectors of ``S`` and shrink."""
+    cdef int q = s.q_dim[0], d = s.d, m = s.m, i, j, k, n_values, kept_n
+    cdef double delta, top, val
+    cdef int rows = s.n_rows[0]
+    cdef double one = 1.0, zero = 0.0
+    if sketch_eig(s) != 0:
+        return -1
+    n_values = rows if rows < d else d
+    # squared singular values in decreasing order: the q eigenvalues, then zeros
+    top = s.ev[q - 1] if q > 0 else 0.0
+    if top < 0.0:
+        top = 0.0
+    if n_values >= m:
+        delta = s.ev[q - m] if m <= q else 0.0
+        if delta < 0.0:
+            delta = 0.0
+    else:
+        delta = 0.0
+    if n_values > 0 and delta <= n_values * EPS * top:
+        delta = 0.0
+    k = m - 1 if m - 1 < n_values else n_values
+    # new basis: eigenvectors with a positive kept value, largest first
+    kept_n = 0
+    for i in range(k):
+        if i >= q:
+            break
+        val = s.ev[q - 1 - i]
+        if val < 0.0:
+            val = 0.0
+        val -= delta
+        if val > 0.0:
+            s.tmp[kept_n] = val
+            # newQ row kept_n = Σ_j E[q-1-i, j] Q[j]
+            for j in range(d):
+                s.newQ[kept_n * d + j] = 0.0
+            basis_combine(d, q, s.Q, &s.E[(q - 1 - i) * q], 0.0, &s.newQ[kept_n * d])
+            kept_n += 1
+    for i in range(kept_n * d):
+        s.Q[i] = s.newQ[i]
+    for i in range(kept_n * d, s.cap * d):
+        s.Q[i] = 0.0
+    for i in range(s.cap * s.cap):
+        s.S[i] = 0.0
+        s.L[i] = 0.0
+    for i in range(kept_n):
+        s.S[i * s.cap + i] = s.tmp[i]
+    s.q_dim[0] = kept_n
+    s.n_rows[0] = k
+    s.virtual_rows[0] = 0
+    s.shrinkage[0] += delta
+    s.n_compactions[0] += 1
+    if s.robust:
+        s.alpha[0] += delta / 2.0
+    for i in range(kept_n):
+        val = s.tmp[i] + s.alpha[0]
+        s.L[i * s.cap + i] = sqrt(val) if val > 0.0 else 0.0
+    s.factor_ok[0] = 1 if (kept_n == 0 or s.tmp[kept_n - 1] + s.alpha[0] > 0.0) else 0
+    s.eig_ok = 0
+    return 0
+
+
+cdef int sketch_append(Sketch* s, double* b, double* y_b) noexcept nogil:
+    """Append the row ``b`` (``y_b = Qᵀb`` given); compact when the buffer is full."""
+    cdef int q = s.q_dim[0], d = s.d, i, j, cap = s.cap
+    cdef double nb, rho, rho2, lam2
+    cdef double* r = s.dtmp
+    cdef double* c = s.tmp2
+    nb = sqrt(dot(d, b, b))
+    for i in range(d):
+        r[i] = b[i]
+    for i in range(q):
+        c[i] = y_b[i]
+    # Gram–Schmidt: r = b − Q c, a second pass when the first lost much
+    for i in range(q):
+        s.tmp[i] = -c[i]
+    basis_combine(d, q, s.Q, s.tmp, 1.0, r)
+    rho = sqrt(dot(d, r, r))
+    if q > 0 and rho < 0.5 * nb:
+        basis_coords(d, q, s.Q, r, s.tmp)
+        for i in range(q):
+            c[i] += s.tmp[i]
+            s.tmp[i] = -s.tmp[i]
+        basis_combine(d, q, s.Q, s.tmp, 1.0, r)
+        rho = sqrt(dot(d, r, r))
+    # S ← S + c cᵀ (and the factor by a rank-one update)
+    for i in range(q):
+        for j in range(q):
+            s.S[i * cap + j] += c[i] * c[j]
+    if s.factor_ok[0]:
+        for i in range(q):
+            s.tmp[i] = c[i]
+        if chol_rank_one_update(q, cap, s.L, s.tmp) != 0:
+            s.factor_ok[0] = 0
+    if rho > GROWTH_TOL * nb and q < cap and q < d and rho > 0.0:
+        for i in range(d):
+            s.Q[q * d + i] = r[i] / rho
+        for i in range(q):
+            s.S[q * cap + i] = rho * c[i]
+            s.S[i * cap + q] = rho * c[i]
+        s.S[q * cap + q] = rho * rho
+        if s.factor_ok[0]:
+            # bordered Cholesky: L l = ρ c, λ² = ρ² + α − ‖l‖²
+            for i in range(q):
+                s.tmp[i] = rho * c[i]
+            for i in range(q):
+                lam2 = s.tmp[i]
+                for j in range(i):
+                    lam2 -= s.L[i * cap + j] * s.tmp[j]
+                s.tmp[i] = lam2 / s.L[i * cap + i]
+            rho2 = rho * rho + s.alpha[0]
+            for i in range(q):
+                rho2 -= s.tmp[i] * s.tmp[i]
+                s.L[q * cap + i] = s.tmp[i]
+            if rho2 > 0.0:
+                s.L[q * cap + q] = sqrt(rho2)
+            else:
+                s.factor_ok[0] = 0
+        s.q_dim[0] = q + 1
+    s.n_rows[0] += 1
+    s.eig_ok = 0
+    if s.n_rows[0] + s.virtual_rows[0] == 2 * s.m:
+        return sketch_compact(s)
+    return 0
+
+
+# -------------------------------------------------------------- the pass
+def son_pass_fast(
+    int backend,
+    double[:, :, ::1] Q,
+    double[:, :, ::1] S,
+    double[:, :, ::1] L,
+    int[::1] q_dim,
+    int[::1] n_rows,
+    int[::1] virtual_rows,
+    int[::1] n_compactions,
+    int[::1] factor_ok,
+    double[::1] alpha,
+    double[::1] shrinkage,
+    double[:, :, ::1] H_inv,
+    double[:, ::1] sq,
+    double[:, ::1] U,
+    X,
+    double intercept,
+    double[:, ::1] T,
+    double[::1] sw,
+    long t,
+    double total_loss,
+    int loss,
+    double bound,
+    double mu,
+    double learning_rate,
+    double epsilon,
+    bint skip_zero_rows,
+    int m,
+    bint robust,
+    double rtol,
+    double alpha0,
+    double[:, ::1] predictions,
+    double[:, ::1] scores,
+):
+    """One ordered pass over the rows; updates the state arrays in place.
+
+    ``X`` is a C-contiguous float64 array or a canonical CSR matrix (summed
+    duplicates) without the intercept column; ``intercept`` is the value of
+    that column (0: no intercept). ``bound`` is ``C`` (``inf``: no
+    projection). Returns ``(t, total_loss, status)``; ``status`` is 0, or the
+    number of the row at which a factorisation failed (1-based).
+    """
+    cdef bint sparse = not isinstance(X, np.ndarray)
+    cdef double[:, ::1] Xd
+    cdef double[::1] data
+    cdef int[::1] indices, indptr
+    if sparse:
+        data = X.data
+        indices = X.indices.astype(np.intc, copy=False)
+        indptr = X.indptr.astype(np.intc, copy=False)
+        n = X.shape[0]
+        d_raw = X.shape[1]
+    else:
+        Xd = X
+        n = Xd.shape[0]
+        d_raw = Xd.shape[1]
+    cdef int n_rows_X = n, d0 = d_raw
+    cdef int d = U.shape[1], K = U.shape[0], cap = 2 * m
+    cdef int i, k, j, status = 0
+    cdef double z, p, tau, xh, value, deriv, scale, c, sc, pp, xx, xpx
+    cdef bint has_bound = bound < float("inf")
+    cdef Sketch* sk = NULL
+    cdef int lwork = 1 + 6 * cap + 2 * cap * cap, liwork = 3 + 5 * cap
+
+    cdef double[::1] x = np.zeros(d)
+    cdef double[::1] w = np.zeros(d)
+    cdef double[::1] h = np.zeros(d)
+    cdef double[::1] g = np.zeros(d)
+    cdef double[::1] yx = np.zeros(max(cap, 1))
+    cdef double[::1] yb = np.zeros(max(cap, 1))
+    cdef double[::1] work = np.zeros(lwork)
+    cdef int[::1] iwork = np.zeros(liwork, dtype=np.intc)
+    cdef double[::1] E = np.zeros(max(cap * cap, 1))
+    cdef double[::1] ev = np.zeros(max(cap, 1))
+    cdef double[::1] tmp = np.zeros(max(cap, 1))
+    cdef double[::1] tmp2 = np.zeros(max(cap, 1))
+    cdef double[::1] dtmp = np.zeros(d)
+    cdef double[::1] newQ = np.zeros(max(cap * d, 1))
+    cdef Sketch sketch_
+
+    with nogil:
+        for i in range(n_rows_X):
+            # the row, with the intercept column
+            if sparse:
+                for j in range(d):
+                    x[j] = 0.0
+                for j in range(indptr[i], indptr[i + 1]):
+                    x[indices[j]] = data[j]
+            else:
+                for j in range(d0):
+                    x[j] = Xd[i, j]
+            if d > d0:
+                x[d0] = intercept
+            t += 1
+            c = mu + learning_rate / t
+            for k in range(K):
+                if backend == SKETCH:
+                    sketch_.d = d
+                    sketch_.cap = cap
+                    sketch_.m = m
+                    sketch_.robust = robust
+                    sketch_.rtol = rtol
+                    sketch_.Q = &Q[k, 0, 0]
+                    sketch_.S = &S[k, 0, 0]
+                    sketch_.L = &L[k, 0, 0]
+                    sketch_.q_dim = &q_dim[k]
+                    sketch_.n_rows = &n_rows[k]
+                    sketch_.virtual_rows = &virtual_rows[k]
+                    sketch_.n_compactions = &n_compactions[k]
+                    sketch_.factor_ok = &factor_ok[k]
+                    sketch_.alpha = &alpha[k]
+                    sketch_.shrinkage = &shrinkage[k]
+                    sketch_.E = &E[0]
+                    sketch_.ev = &ev[0]
+                    sketch_.eig_ok = 0
+                    sketch_.work = &work[0]
+                    sketch_.lwork = lwork
+                    sketch_.iwork = &iwork[0]
+                    sketch_.liwork = liwork
+                    sketch_.tmp = &tmp[0]
+                    sketch_.tmp2 = &tmp2[0]
+                    sketch_.dtmp = &dtmp[0]
+                    sketch_.newQ = &newQ[0]
+                    sk = &sketch_
+                z = dot(d, &U[k, 0], &x[0])
+                for j in range(d):
+                    w[j] = U[k, j]
+                p = z
+                # projection onto |wᵀx| ≤ C in the H^(t-1)-norm
+                if has_bound:
+                    if z > bound:
+                        tau = z - bound
+                        p = bound
+                    elif z < -bound:
+                        tau = z + bound
+                        p = -bound
+                    else:
+                        tau = 0.0
+                    if tau != 0.0:
+                        if backend == SKETCH and not sketch_nonsingular(sk):
+                            sketch_null_part(sk, &x[0], &h[0])
+                            pp = dot(d, &h[0], &h[0])
+                            xx = dot(d, &x[0], &x[0])
+                            if pp > 1e-10 * xx:
+                                xpx = dot(d, &x[0], &h[0])
+                                for j in range(d):
+                                    w[j] -= tau * h[j] / xpx
+                            else:
+                                if sketch_apply(sk, &x[0], &h[0]) != 0:
+                                    status = i + 1
+                                    break
+                                xh = dot(d, &x[0], &h[0])
+                                if xh > 0.0:
+                                    for j in range(d):
+                                        w[j] -= tau * h[j] / xh
+                        else:
+                            if backend == SKETCH:
+                                if sketch_apply(sk, &x[0], &h[0]) != 0:
+                                    status = i + 1
+                                    break
+                            elif backend == FULL:
+                                for j in range(d):
+                                    h[j] = dot(d, &H_inv[k, j, 0], &x[0])
+                            else:
+                                for j in range(d):
+                                    h[j] = x[j] / (alpha0 + sqrt(sq[k, j]))
+                            xh = dot(d, &x[0], &h[0])
+                            if xh > 0.0:
+                                for j in range(d):
+                                    w[j] -= tau * h[j] / xh
+                predictions[i, k] = p
+                scores[i, k] = z
+                loss_and_derivative(loss, p, T[i, k], epsilon, &value, &deriv)
+                total_loss += sw[i] * value
+                scale = sw[i] * deriv
+                if scale == 0.0 and skip_zero_rows:
+                    for j in range(d):
+                        U[k, j] = w[j]
+                    continue
+                for j in range(d):
+                    g[j] = scale * x[j]
+                # curvature update with the row sqrt(c) g, then the Newton step H^(t)⁻¹ g
+                if backend == SKETCH:
+                    sc = sqrt(c)
+                    for j in range(d):
+                        h[j] = sc * g[j]
+                    basis_coords(d, q_dim[k], &Q[k, 0, 0], &h[0], &yb[0])
+                    if sketch_append(sk, &h[0], &yb[0]) != 0:
+                        status = i + 1
+                        break
+                    if sketch_apply(sk, &g[0], &h[0]) != 0:
+                        status = i + 1
+                        break
+                elif backend == FULL:
+                    for j in range(d):
+                        h[j] = dot(d, &H_inv[k, j, 0], &g[0])
+                    xh = c / (1.0 + c * dot(d, &g[0], &h[0]))
+                    for j in range(d):
+                        for i2 in range(d):
+                            H_inv[k, j, i2] -= xh * h[j] * h[i2]
+                    for j in range(d):
+                        h[j] = dot(d, &H_inv[k, j, 0], &g[0])
+                else:
+                    for j in range(d):
+                        sq[k, j] += g[j] * g[j]
+                        h[j] = g[j] / (alpha0 + sqrt(sq[k, j]))
+                for j in range(d):
+                    U[k, j] = w[j] - h[j]
+            if status != 0:
+                break
+    return t, total_loss, status
