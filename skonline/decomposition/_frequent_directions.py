@@ -462,9 +462,11 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             )
         names = getattr(self, "feature_names_in_", None)
         other_names = getattr(other, "feature_names_in_", None)
-        if (names is None) != (other_names is None) or (
-            names is not None and not np.array_equal(names, other_names)
-        ):
+        if names is None or other_names is None:
+            same_names = names is None and other_names is None
+        else:
+            same_names = np.array_equal(names, other_names)
+        if not same_names:
             raise ValueError("cannot merge sketches fitted on different feature names")
         theirs = other._state
         rows = theirs.buffer[: theirs.n_rows].copy()

@@ -150,6 +150,10 @@ class _DenseCurvature:
     def Bdot(self, x):
         return None
 
+    def newton_direction(self, g, Bg=None):  # pragma: no cover - defined by subclasses
+        """``H⁻¹ g``."""
+        raise NotImplementedError
+
     def project(self, u, x, z, C, Bx):
         t = tau(z, C)
         return u if t == 0.0 else _move(u, t, self.newton_direction(x), x)
