@@ -352,7 +352,10 @@ class OnlineEstimator(BaseEstimator):
     # ---------------------------------------------------------- read-outs
     @property
     def n_samples_seen_(self):
-        """int: rows learned from so far (every pass of a multi-epoch ``fit`` counts)."""
+        """Number of rows learned from so far.
+
+        Every pass of a multi-epoch ``fit`` counts.
+        """
         return int(self._fitted_state().n_samples_seen)
 
 
@@ -364,12 +367,16 @@ class OnlineLossMixin:
 
     @property
     def cumulative_loss_(self):
-        """float: sum of the prequential losses (each row scored before its update)."""
+        """Sum of the prequential losses (each row scored before its update)."""
         return float(self._fitted_state().cumulative_loss)
 
     @property
     def loss_history_(self):
-        """ndarray of shape (n_samples_seen_,): per-row prequential losses (``keep_history``)."""
+        """Per-row prequential losses, recorded with ``keep_history=True``.
+
+        An array of shape (n_samples_seen_,); ``AttributeError`` without
+        ``keep_history``.
+        """
         history = self._fitted_state().loss_history
         if history is None:
             raise AttributeError("loss_history_ is recorded only with keep_history=True")

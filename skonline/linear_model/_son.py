@@ -172,23 +172,26 @@ class _BaseSON(OnlineEstimator):
 
     @property
     def alpha_(self):
-        """ndarray of shape (n_models,): the ridge term ``α`` of each model's curvature."""
+        """The ridge term ``α`` of each model's curvature: an array of shape (n_models,).
+
+        NaN for the ``"full"`` and ``"diag"`` curvatures, which have none.
+        """
         return np.array([getattr(c, "alpha", np.nan) for c in self._fitted_state().curvatures])
 
     @property
     def shrinkage_(self):
-        """ndarray of shape (n_models,): ``Δ``, total sketch shrinkage of each model."""
+        """``Δ``, the total sketch shrinkage of each model: an array of shape (n_models,)."""
         return np.array([getattr(c, "shrinkage", 0.0) for c in self._fitted_state().curvatures])
 
     @property
     def n_compactions_(self):
-        """ndarray of shape (n_models,): compactions of each model's sketch."""
+        """Compactions of each model's sketch: an array of shape (n_models,)."""
         curvatures = self._fitted_state().curvatures
         return np.array([getattr(c, "n_compactions", 0) for c in curvatures])
 
     @property
     def cumulative_loss_(self):
-        """float: sum of the (weighted) losses of the predictions made before each update."""
+        """Sum of the (weighted) losses of the predictions made before each update."""
         return float(self._fitted_state().cumulative_loss)
 
     def __sklearn_tags__(self):
