@@ -14,6 +14,8 @@ Validate one object by hand with::
 """
 
 import inspect
+import re
+from pathlib import Path
 
 import pytest
 
@@ -160,3 +162,20 @@ def test_every_public_object_is_covered():
     assert "skonline.evaluation.covariance_error" in names
     assert "skonline.datasets.make_switching_subspaces" in names
     assert "skonline.utils.estimator_checks.check_online_estimator" in names
+
+
+def test_api_reference_lists_the_public_api():
+    """doc/api.rst has an entry for every public class and function validated here."""
+    api = Path(__file__).resolve().parents[1] / "doc" / "api.rst"
+    if not api.exists():  # pragma: no cover - tests run outside a checkout
+        pytest.skip("doc/api.rst is not beside the tests")
+    entries = set(re.findall(r"^\s+((?:\w+\.)+\w+)\s*$", api.read_text(), flags=re.M))
+    expected = set()
+    for cls in _public_classes():
+        subpackage = cls.__module__.split(".")[1]
+        expected.add(f"{subpackage}.{cls.__name__}")
+    for case in _function_cases():
+        function = case.values[0]
+        expected.add(f"{case.id.removeprefix('skonline.').rsplit('.', 1)[0]}.{function.__name__}")
+    missing = sorted(expected - entries)
+    assert not missing, f"doc/api.rst does not list {missing}"
