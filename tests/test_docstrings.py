@@ -179,3 +179,18 @@ def test_api_reference_lists_the_public_api():
         expected.add(f"{case.id.removeprefix('skonline.').rsplit('.', 1)[0]}.{function.__name__}")
     missing = sorted(expected - entries)
     assert not missing, f"doc/api.rst does not list {missing}"
+
+
+@pytest.mark.parametrize("cls", _public_classes(), ids=lambda cls: cls.__name__)
+def test_class_links_the_user_guide(cls):
+    """Every public class says "Read more in the User Guide" with a label that exists."""
+    match = re.search(r"Read more in the :ref:`User Guide <([\w-]+)>`\.", cls.__doc__ or "")
+    assert match, f"{cls.__name__}: no 'Read more in the :ref:`User Guide <label>`.' line"
+    guide = Path(__file__).resolve().parents[1] / "doc" / "user_guide"
+    if guide.is_dir():
+        labels = {
+            label
+            for page in guide.glob("*.rst")
+            for label in re.findall(r"^\.\. _([\w-]+):", page.read_text(), flags=re.M)
+        }
+        assert match.group(1) in labels, f"{cls.__name__}: no user-guide label {match.group(1)}"
