@@ -102,6 +102,11 @@ def _function_cases():
 def _errors(import_path, ignored):
     result = validate(import_path)
     errors = [(code, message) for code, message in result["errors"] if code not in ignored]
+    if "{{" in (result["docstring"] or ""):
+        # An f-string docstring renders "{{...}}" as "{...}"; a plain one keeps both braces.
+        errors.append(
+            ("braces", "literal '{{' in the docstring (a plain docstring escaped as f-string)")
+        )
     if not errors:
         return None
     listed = "\n".join(f"  {code}: {message}" for code, message in errors)

@@ -550,10 +550,11 @@ _COMMON_PARAMS_TAIL = """\
         and keeps every bound. Off by default (paper-literal).
 
     compaction : {"gram", "svd"}, default="gram"
-        How a full buffer is decomposed. ``"svd"``: thin SVD (LAPACK gesdd),
-        the textbook route. ``"gram"``: eigendecomposition of the small
-        ``2m × 2m`` Gram matrix; several times faster, and the sketch's
-        ``BᵀB`` agrees with the SVD route to rounding relative to ``‖A‖²``.
+        How a full buffer is decomposed. ``"svd"``: thin SVD of the
+        ``2m × d`` buffer (LAPACK gesdd), the textbook route. ``"gram"``:
+        eigendecomposition of the small ``2m × 2m`` Gram matrix, cheaper on
+        wide buffers (timings in the user guide); the sketch's ``BᵀB`` agrees
+        with the SVD route to rounding relative to ``‖A‖²``.
 """
 
 _COMMON_ATTRS = """\

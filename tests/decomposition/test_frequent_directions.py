@@ -94,7 +94,8 @@ def test_rank_deficient_and_wide_buffers_match_textbook():
 
 
 def test_doubling_schedule_counts():
-    # Spec §2.4: T = 3000, m = 5 gives floor((T - 2m)/(m + 1)) + 1 = 499 compactions.
+    # Algorithm 4 (Appendix A) compacts at t = 2m + j(m + 1): T = 3000, m = 5 gives
+    # floor((T - 2m)/(m + 1)) + 1 = 499 compactions.
     A = np.random.default_rng(0).standard_normal((3000, 8))
     fd = FrequentDirections(sketch_size=5).fit(A)
     assert fd.n_compactions_ == 499
@@ -223,7 +224,7 @@ def test_pfd_limits_and_cfd():
     err = {v: spectral(cov - e.get_covariance()) for v, e in [("fd", fd), ("cfd", cfd)]}
     err_rfd = spectral(cov - RobustFrequentDirections(sketch_size=m).fit(A).get_covariance())
     assert err["cfd"] <= cfd.shrinkage_ * (1 + 1e-9)  # same bound as FD
-    assert err_rfd <= err["cfd"] and err_rfd <= err["fd"]  # spec R2 (paper Fig. 1)
+    assert err_rfd <= err["cfd"] and err_rfd <= err["fd"]  # paper Fig. 1
 
 
 # ------------------------------------------------------------ streaming

@@ -1,4 +1,4 @@
-"""RFDSONClassifier / RFDSONRegressor: the properties the paper and the spec require.
+"""RFDSONClassifier / RFDSONRegressor: the properties the paper states or implies.
 
 The literal transcription of Algorithm 6 lives in ``test_son_reference.py``.
 """
