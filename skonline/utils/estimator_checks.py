@@ -206,13 +206,7 @@ def _call_read_methods(estimator, X, y):
             getattr(estimator, method)(X)
 
 
-# ------------------------------------------------------------------- checks
-def check_partial_fit_splits(name, estimator):
-    """Row-by-row, uneven batches, one batch and ``fit`` all give the same state.
-
-    Bit for bit for estimators whose ``_exact_row_splits`` is true (per-row
-    algorithms), to a relative 1e-10 otherwise.
-
+_CHECK_DOC_TAIL = """
     Parameters
     ----------
     name : str
@@ -223,8 +217,26 @@ def check_partial_fit_splits(name, estimator):
     Examples
     --------
     >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_partial_fit_splits
-    >>> check_partial_fit_splits("FrequentDirections", FrequentDirections(sketch_size=4))
+    >>> from skonline.utils.estimator_checks import {check}
+    >>> est = FrequentDirections(sketch_size=4)
+    >>> {check}("FrequentDirections", est)
+"""
+
+
+def _online_check(check):
+    """Complete a check's docstring with the sections every check shares."""
+    if check.__doc__:  # None under ``python -OO``
+        check.__doc__ = check.__doc__.rstrip() + "\n" + _CHECK_DOC_TAIL.format(check=check.__name__)
+    return check
+
+
+# ------------------------------------------------------------------- checks
+@_online_check
+def check_partial_fit_splits(name, estimator):
+    """Row-by-row, uneven batches, one batch and ``fit`` all give the same state.
+
+    Bit for bit for estimators whose ``_exact_row_splits`` is true (per-row
+    algorithms), to a relative 1e-10 otherwise.
     """
     X, y = _make_data(estimator)
     reference = clone(estimator).fit(X, y)
@@ -238,23 +250,11 @@ def check_partial_fit_splits(name, estimator):
         )
 
 
+@_online_check
 def check_fit_resets(name, estimator):
     """``fit`` forgets earlier data: fit(X1); fit(X2) equals a fresh fit(X2).
 
     The two states are compared bit for bit.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_fit_resets
-    >>> check_fit_resets("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     X1, y1 = _make_data(estimator, seed=1)
     X2, y2 = _make_data(estimator, seed=2)
@@ -264,25 +264,13 @@ def check_fit_resets(name, estimator):
     assert_state_equal(fresh, est, context=f"{name}: refit")
 
 
+@_online_check
 def check_methods_leave_state(name, estimator):
     """Read-only methods leave the pickled estimator byte-identical.
 
     ``transform``, ``inverse_transform``, ``predict``, ``predict_proba``,
     ``predict_log_proba``, ``decision_function`` and ``score``, where they
     exist, are called mid-stream.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_methods_leave_state
-    >>> check_methods_leave_state("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     X, y = _make_data(estimator)
     est = _stream(clone(estimator), X, y, [50, 100])
@@ -291,24 +279,12 @@ def check_methods_leave_state(name, estimator):
     assert pickle.dumps(est) == before, f"{name}: a read-only method changed the state"
 
 
+@_online_check
 def check_pickle_resume(name, estimator):
     """Pickle after k batches, resume, continue = the uninterrupted run, bit for bit.
 
     The stream is interrupted after two of three batches, pickled, unpickled
     and finished; its state must equal that of the uninterrupted stream.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_pickle_resume
-    >>> check_pickle_resume("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     X, y = _make_data(estimator)
     sizes = [40, 35, 75]
@@ -319,25 +295,13 @@ def check_pickle_resume(name, estimator):
     assert_state_equal(uninterrupted, est, context=f"{name}: pickle and resume")
 
 
+@_online_check
 def check_constant_memory(name, estimator):
     """The fitted state does not grow with the number of rows streamed.
 
     The pickled size after 1000 rows may exceed that after 100 rows by a few
     bytes only (Python integers pickle longer as they grow). Applies to
     estimators whose ``_constant_memory`` is true.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_constant_memory
-    >>> check_constant_memory("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     X, y = _make_data(estimator, n_samples=1000)
     est = _stream(clone(estimator), X[:100], None if y is None else y[:100], [100])
@@ -384,24 +348,12 @@ def _bad_inputs(X, y, estimator):
 _DEFINED_BY_FIRST_CALL = ("wrong number of features", "extra feature", "unseen label")
 
 
+@_online_check
 def check_bad_input_keeps_state(name, estimator):
     """Every bad batch raises ValueError/TypeError and leaves the state byte-identical.
 
     Checked on a fresh estimator, mid-stream through ``partial_fit``, and through
     ``fit`` on a fitted estimator.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_bad_input_keeps_state
-    >>> check_bad_input_keeps_state("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     X, y = _make_data(estimator)
     fitted = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
@@ -444,25 +396,13 @@ def _failing_pass(estimator):
         yield
 
 
+@_online_check
 def check_failed_update_keeps_state(name, estimator):
     """An exception at the end of an update leaves the estimator exactly as it was.
 
     The pass is made to raise after computing its new state, on a fresh
     estimator (which must stay unfitted) and mid-stream, through
     ``partial_fit`` and ``fit``.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_failed_update_keeps_state
-    >>> check_failed_update_keeps_state("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     X, y = _make_data(estimator)
     fitted = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
@@ -487,24 +427,12 @@ def check_failed_update_keeps_state(name, estimator):
             assert not hasattr(est, "n_features_in_"), f"{name}: a failed {stage} left it fitted"
 
 
+@_online_check
 def check_pass_leaves_committed_state(name, estimator):
     """A pass never writes into the committed state object (kernels are pure).
 
     After a ``partial_fit`` the estimator holds a new state object, and the
     previous one is byte-identical to what it was before the call.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_pass_leaves_committed_state
-    >>> check_pass_leaves_committed_state("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     X, y = _make_data(estimator)
     est = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
@@ -540,25 +468,13 @@ def _other_valid_values(estimator, param):
     return out
 
 
+@_online_check
 def check_frozen_params(name, estimator):
     """A parameter that shapes the state cannot change mid-stream; ``fit`` starts again.
 
     Each parameter named by ``_frozen_params()`` is given another valid value
     mid-stream: the next ``partial_fit`` must raise a ``ValueError`` naming it
     and leave the state byte-identical.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_frozen_params
-    >>> check_frozen_params("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     X, y = _make_data(estimator)
     fitted = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
@@ -582,24 +498,12 @@ def check_frozen_params(name, estimator):
     assert tried, f"{name}: no frozen parameter could be given another valid value"
 
 
+@_online_check
 def check_set_params_all_or_none(name, estimator):
     """``set_params`` with an invalid name changes no parameter.
 
     A valid parameter is set together with an unknown one: the call must raise
     ``ValueError`` and leave every parameter as it was.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_set_params_all_or_none
-    >>> check_set_params_all_or_none("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     params = estimator.get_params(deep=False)
     est = clone(estimator)
@@ -616,6 +520,7 @@ def check_set_params_all_or_none(name, estimator):
     )
 
 
+@_online_check
 def check_input_layouts(name, estimator):
     """Input layouts and dtypes are accepted and agree.
 
@@ -623,19 +528,6 @@ def check_input_layouts(name, estimator):
     memory maps, pandas DataFrames (whose column names are kept) and CSR
     matrices (where the estimator declares sparse support) give the same
     state, and the read-only methods accept them.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_input_layouts
-    >>> check_input_layouts("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     X, y = _make_data(estimator)
     reference = clone(estimator).fit(X, y)
@@ -684,25 +576,13 @@ def check_input_layouts(name, estimator):
     _call_read_methods(est, df.iloc[:5], None if y is None else y[:5])
 
 
+@_online_check
 def check_pipeline_and_grid_search(name, estimator):
     """The estimator composes in a Pipeline and a GridSearchCV.
 
     A pipeline with a pass-through step gives the same ``transform`` and
     ``predict`` as the estimator alone, and a grid search over one parameter
     fits and scores finitely.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_pipeline_and_grid_search
-    >>> check_pipeline_and_grid_search("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     X, y = _make_data(estimator)
     pipe = make_pipeline(FunctionTransformer(), clone(estimator)).fit(X, y)
@@ -722,24 +602,12 @@ def check_pipeline_and_grid_search(name, estimator):
     assert np.isfinite(search.best_score_), f"{name}: GridSearchCV score is not finite"
 
 
+@_online_check
 def check_set_output_pandas(name, estimator):
     """A transformer honours ``set_output(transform="pandas")``.
 
     ``transform`` returns a DataFrame whose columns are
     ``get_feature_names_out()``.
-
-    Parameters
-    ----------
-    name : str
-        Name of the estimator, used in the failure messages.
-    estimator : estimator instance
-        The estimator to check; it is cloned, never fitted itself.
-
-    Examples
-    --------
-    >>> from skonline import FrequentDirections
-    >>> from skonline.utils.estimator_checks import check_set_output_pandas
-    >>> check_set_output_pandas("FrequentDirections", FrequentDirections(sketch_size=4))
     """
     import pandas as pd
 
