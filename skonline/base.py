@@ -40,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -266,7 +267,10 @@ class OnlineEstimator(BaseEstimator):
             )
 
     # ------------------------------------------------------------- validation
-    def _validate_batch(self, X, y, first_call, **fit_params):
+    # The hooks take family-specific keyword arguments (``classes``,
+    # ``sample_weight``, ...): ``*args, **kwargs`` lets each family declare its
+    # own signature (a type checker accepts any override of it).
+    def _validate_batch(self, X, y, first_call, *args, **fit_params):
         """Validate a training batch; default: features only, finite, float."""
         X, y = self._check_training_data(X, y, first_call)
         return X, y, {}
@@ -301,10 +305,10 @@ class OnlineEstimator(BaseEstimator):
         return X
 
     # ------------------------------------------------------------------- hooks
-    def _init_state(self, X, y, **kwargs) -> OnlineState:  # pragma: no cover - abstract
+    def _init_state(self, X, y, *args, **kwargs) -> OnlineState:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _partial_fit_state(self, state, X, y, **kwargs) -> OnlineState:  # pragma: no cover
+    def _partial_fit_state(self, state, X, y, *args, **kwargs) -> OnlineState:  # pragma: no cover
         raise NotImplementedError
 
     # ------------------------------------------------------------ the passes
@@ -348,7 +352,10 @@ class OnlineEstimator(BaseEstimator):
     # ---------------------------------------------------------- read-outs
     @property
     def n_samples_seen_(self):
-        """int: rows learned from so far (every pass of a multi-epoch ``fit`` counts)."""
+        """Number of rows learned from so far.
+
+        Every pass of a multi-epoch ``fit`` counts.
+        """
         return int(self._fitted_state().n_samples_seen)
 
 
@@ -356,15 +363,20 @@ class OnlineLossMixin:
     """``cumulative_loss_`` and ``loss_history_`` of estimators with a prequential loss."""
 
     _state: Any
+    _fitted_state: Callable[[], Any]  # provided by OnlineEstimator
 
     @property
     def cumulative_loss_(self):
-        """float: sum of the prequential losses (each row scored before its update)."""
+        """Sum of the prequential losses (each row scored before its update)."""
         return float(self._fitted_state().cumulative_loss)
 
     @property
     def loss_history_(self):
-        """ndarray of shape (n_samples_seen_,): per-row prequential losses (``keep_history``)."""
+        """Per-row prequential losses, recorded with ``keep_history=True``.
+
+        An array of shape (n_samples_seen_,); ``AttributeError`` without
+        ``keep_history``.
+        """
         history = self._fitted_state().loss_history
         if history is None:
             raise AttributeError("loss_history_ is recorded only with keep_history=True")

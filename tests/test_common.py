@@ -118,6 +118,30 @@ def test_online_behaviour(estimator, check):
 
 @pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
 def test_default_construction_and_docstring_example(cls):
+    """Defaults are valid and stored as given; the docstring has a doctested example."""
+    import re
+
+    signature = inspect.signature(cls.__init__)
+    params = [p for name, p in signature.parameters.items() if name != "self"]
+    assert all(p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params), (
+        f"{cls.__name__}.__init__ takes *args or **kwargs"
+    )
+    missing = [p.name for p in params if p.default is p.empty]
+    assert not missing, f"{cls.__name__}: parameters without a default: {missing}"
+    # __init__ stores every argument unchanged (no validation, no conversion)...
     est = cls()
-    assert est.get_params() == cls().get_params()
-    assert "Examples" in (cls.__doc__ or ""), "every public estimator has a doctested example"
+    stored = est.get_params(deep=False)
+    assert sorted(stored) == sorted(p.name for p in params)
+    for p in params:
+        assert stored[p.name] is p.default, f"{cls.__name__}: default of {p.name} not stored as is"
+    sentinels = {p.name: object() for p in params}
+    given = cls(**sentinels).get_params(deep=False)
+    for name, sentinel in sentinels.items():
+        assert given[name] is sentinel, f"{cls.__name__}.__init__ changes {name}"
+    # ...and the defaults satisfy the parameter constraints.
+    est._validate_params()
+    doc = cls.__doc__ or ""
+    examples = re.search(r"\n\s*Examples\n\s*-{8}\n(.*)", doc, flags=re.S)
+    assert examples and ">>> " in examples.group(1), (
+        f"{cls.__name__}: no Examples section with a doctest"
+    )

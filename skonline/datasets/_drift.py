@@ -29,11 +29,20 @@ def clip_row_norms(X, max_norm=1.0):
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The rows (not modified).
     max_norm : float, default=1.0
+        The largest row norm kept.
 
     Returns
     -------
-    ndarray of shape (n_samples, n_features), float64
+    X_clipped : ndarray of shape (n_samples, n_features)
+        A float64 copy of ``X`` whose rows have norm at most ``max_norm``.
+
+    Examples
+    --------
+    >>> from skonline.datasets import clip_row_norms
+    >>> clip_row_norms([[3.0, 4.0], [0.3, 0.4]]).tolist()
+    [[0.6, 0.8], [0.3, 0.4]]
     """
     X = np.array(X, dtype=np.float64)
     norms = np.linalg.norm(X, axis=1)
@@ -79,7 +88,7 @@ def make_switching_subspaces(
     max_norm=1.0,
     random_state=None,
 ):
-    """Rows from a Gaussian whose low-rank covariance switches between segments.
+    """Generate rows from a Gaussian whose low-rank covariance switches between segments.
 
     Recipe of Yuan & Lamperski (2019, §6.1; their notebook) and Warmuth & Kuzmin
     (2008, §9.1): for each distinct segment a covariance ``Q diag(e) Qᵀ`` with
@@ -95,6 +104,7 @@ def make_switching_subspaces(
     segment_length : int, default=200
         Rows per segment (200 in Yuan & Lamperski, 500 in Warmuth & Kuzmin).
     n_features : int, default=20
+        Dimension of the rows.
     rank : int, default=2
         Rank of every covariance.
     pattern : str or sequence, default=None
@@ -104,10 +114,13 @@ def make_switching_subspaces(
     max_norm : float or None, default=1.0
         Rows with a larger norm are rescaled to it; ``None`` keeps them.
     random_state : int, RandomState instance or None, default=None
+        Seed of the covariances and of the rows; pass an int for reproducible
+        output.
 
     Returns
     -------
     X : ndarray of shape (n_segments * segment_length, n_features)
+        The rows, segment after segment.
     segments : ndarray of shape (n_samples,)
         Segment index (0, 1, ...) of each row.
     bases : ndarray of shape (n_distinct, n_features, rank)
@@ -156,7 +169,7 @@ def make_switching_subspaces(
     prefer_skip_nested_validation=True,
 )
 def make_digits_stream(classes=None, *, scaling="global"):
-    """scikit-learn's bundled digits as a stream grouped by class.
+    """Load scikit-learn's bundled digits as a stream grouped by class.
 
     The offline stand-in for the face streams of both papers (Yale-B, persons in
     turn): every image of ``classes[0]``, then every image of ``classes[1]``, …
@@ -175,6 +188,7 @@ def make_digits_stream(classes=None, *, scaling="global"):
     Returns
     -------
     X : ndarray of shape (n_samples, 64)
+        The images as rows, class after class.
     segments : ndarray of shape (n_samples,)
         Index of the segment (position in ``classes``) of each row.
 

@@ -20,7 +20,9 @@ def load_libsvm_split(path, *, train_fraction=0.7, random_state=0, n_features=No
     Parameters
     ----------
     path : str or path-like
+        A local svmlight/LIBSVM file.
     train_fraction : float, default=0.7
+        Fraction of the rows used for training.
     random_state : int, default=0
         Seed of the permutation.
     n_features : int, default=None
@@ -29,8 +31,14 @@ def load_libsvm_split(path, *, train_fraction=0.7, random_state=0, n_features=No
 
     Returns
     -------
-    X_train, X_test : CSR matrices
-    y_train, y_test : ndarrays
+    X_train : sparse matrix of shape (n_train, n_features)
+        Training rows (CSR), in the order of the permutation.
+    X_test : sparse matrix of shape (n_samples - n_train, n_features)
+        Test rows (CSR).
+    y_train : ndarray of shape (n_train,)
+        Training labels (``±1`` for two classes).
+    y_test : ndarray of shape (n_samples - n_train,)
+        Test labels.
 
     Examples
     --------

@@ -178,10 +178,12 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             Rows to add. CSR input is never densified as a whole: at most
             ``2 * sketch_size`` rows are materialised at a time.
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
         self : object
+            The estimator, with the rows of ``X`` in its sketch.
         """
         return self._online_partial_fit(X)
 
@@ -195,18 +197,21 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to sketch, in stream order.
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
         self : object
+            The estimator, sketching the rows of ``X`` only.
         """
         return self._online_fit(X)
 
     # ----------------------------------------------------- derived attributes
     @property
     def sketch_(self):
-        """ndarray of shape (n_rows, n_features): the current sketch ``B``.
+        """The current sketch ``B``, an array of shape (n_rows, n_features).
 
         Between ``sketch_size - 1`` and ``2 * sketch_size - 1`` rows once the
         first compaction has happened (Alg. 4/5 keep the uncompacted rows).
@@ -217,22 +222,22 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     @property
     def n_compactions_(self):
-        """int: number of compactions (SVD/shrink steps) so far."""
+        """Number of compactions (SVD/shrink steps) so far."""
         return int(self._fitted_state().n_compactions)
 
     @property
     def shrinkage_(self):
-        """float: ``Δ``, the sum over compactions of the subtracted ``σ_m²``."""
+        """``Δ``, the sum over compactions of the subtracted ``σ_m²``."""
         return float(self._fitted_state().shrinkage)
 
     @property
     def alpha_(self):
-        """float: the ridge term of the estimate ``BᵀB + αI``."""
+        """The ridge term ``α`` of the estimate ``BᵀB + αI`` (0 for FD)."""
         return float(self._fitted_state().alpha)
 
     @property
     def n_components_(self):
-        """int: number of components returned by :meth:`transform`."""
+        """Number of components returned by :meth:`transform`."""
         self._check_fitted()
         if self.n_components is not None:
             if self.n_components > min(self.sketch_size - 1, self.n_features_in_):
@@ -259,7 +264,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     @property
     def components_(self):
-        """ndarray of shape (n_components_, n_features): top right singular vectors of ``B``.
+        """Top right singular vectors of ``B``, an array of shape (n_components_, n_features).
 
         Sign-fixed (``svd_flip``). Computed from the sketch on access
         (``O(sketch_size² · n_features)``). Rows beyond the sketch's rank (only
@@ -274,7 +279,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     @property
     def singular_values_(self):
-        """ndarray of shape (n_components_,): singular values of ``B`` (without ``alpha``)."""
+        """Singular values of ``B`` (without ``alpha``), an array of shape (n_components_,)."""
         s, _ = self._svd()
         k = self.n_components_
         out = np.zeros(k)
@@ -291,11 +296,12 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data to project.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components_)
-            Same floating dtype as ``X``.
+            ``X @ components_.T``, in the floating dtype of ``X``.
         """
         X = self._validate_predict(X)
         C = self.components_.astype(X.dtype, copy=False)
@@ -307,10 +313,13 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Parameters
         ----------
         X : array-like of shape (n_samples, n_components_)
+            Projected data, as returned by :meth:`transform`.
 
         Returns
         -------
         X_original : ndarray of shape (n_samples, n_features)
+            The projected rows in feature space (their part outside the
+            components is lost).
         """
         self._check_fitted()
         X = check_array(X, dtype=[np.float64, np.float32])
@@ -356,7 +365,17 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return cov
 
     def covariance_operator(self):
-        """``BᵀB + αI`` as a :class:`scipy.sparse.linalg.LinearOperator` (``O(rd)`` per product)."""
+        """The sketched covariance ``BᵀB + αI`` as a linear operator.
+
+        Never forms a ``d × d`` matrix: a product costs ``O(r · d)`` for ``r``
+        sketch rows.
+
+        Returns
+        -------
+        operator : scipy.sparse.linalg.LinearOperator of shape (n_features, n_features)
+            Applies ``BᵀB + αI`` (CFD's compensated estimate for
+            ``variant="cfd"``) to a vector or a matrix.
+        """
         B, alpha = self._effective_sketch()
         d = self.n_features_in_
 
@@ -376,12 +395,14 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Parameters
         ----------
         V : array-like of shape (n_features,) or (n_features, k)
+            Right-hand side(s).
         rtol : float, default=1e-12
             ``alpha_`` below ``rtol · λ_max(BBᵀ)`` counts as zero.
 
         Returns
         -------
-        Z : ndarray, same shape as ``V``
+        Z : ndarray of the same shape as ``V``
+            ``(BᵀB + αI)⁻¹ V``, or ``(BᵀB)⁺ V`` when the estimate is singular.
         """
         B, alpha = self._effective_sketch()
         V = np.asarray(V, dtype=np.float64)
@@ -393,7 +414,14 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return sketch_solve(B, alpha, V, rtol=rtol)
 
     def get_precision(self):
-        """Dense inverse (or pseudo-inverse) of :meth:`get_covariance`, via :meth:`solve`."""
+        """Dense inverse (or pseudo-inverse) of :meth:`get_covariance`, via :meth:`solve`.
+
+        Returns
+        -------
+        precision : ndarray of shape (n_features, n_features)
+            ``(BᵀB + αI)⁻¹``, or the Moore–Penrose pseudo-inverse when the
+            estimate is singular. Uses ``O(n_features²)`` memory.
+        """
         return self.solve(np.eye(self.n_features_in_))
 
     def score(self, X, y=None):
@@ -410,11 +438,15 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to compare the sketch with: the stream, or a sample of it.
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
         score : float
+            Minus the relative spectral-norm error of the sketched covariance
+            (at most 0).
         """
         X = self._validate_predict(X)
         B, alpha = self._effective_sketch()
@@ -437,11 +469,14 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
         Parameters
         ----------
-        other : same class, fitted, same ``sketch_size``, variant and features
+        other : FrequentDirections or RobustFrequentDirections
+            A fitted sketch of the same class with the same ``sketch_size``,
+            variant, ``buffer`` and features. It is not modified.
 
         Returns
         -------
         self : object
+            This estimator, now sketching both streams.
         """
         self._check_fitted()
         if type(other) is not type(self):
@@ -462,9 +497,11 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             )
         names = getattr(self, "feature_names_in_", None)
         other_names = getattr(other, "feature_names_in_", None)
-        if (names is None) != (other_names is None) or (
-            names is not None and not np.array_equal(names, other_names)
-        ):
+        if names is None or other_names is None:
+            same_names = names is None and other_names is None
+        else:
+            same_names = np.array_equal(names, other_names)
+        if not same_names:
             raise ValueError("cannot merge sketches fitted on different feature names")
         theirs = other._state
         rows = theirs.buffer[: theirs.n_rows].copy()
@@ -513,10 +550,11 @@ _COMMON_PARAMS_TAIL = """\
         and keeps every bound. Off by default (paper-literal).
 
     compaction : {"gram", "svd"}, default="gram"
-        How a full buffer is decomposed. ``"svd"``: thin SVD (LAPACK gesdd),
-        the textbook route. ``"gram"``: eigendecomposition of the small
-        ``2m × 2m`` Gram matrix; several times faster, and the sketch's
-        ``BᵀB`` agrees with the SVD route to rounding relative to ``‖A‖²``.
+        How a full buffer is decomposed. ``"svd"``: thin SVD of the
+        ``2m × d`` buffer (LAPACK gesdd), the textbook route. ``"gram"``:
+        eigendecomposition of the small ``2m × 2m`` Gram matrix, cheaper on
+        wide buffers (timings in the user guide); the sketch's ``BᵀB`` agrees
+        with the SVD route to rounding relative to ``‖A‖²``.
 """
 
 _COMMON_ATTRS = """\

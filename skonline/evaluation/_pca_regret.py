@@ -34,13 +34,35 @@ def _check_k(X, n_components):
 
 
 def top_subspace(C, n_components):
-    """Orthonormal basis (n, k) of the top-``k`` eigenvectors of a PSD matrix ``C``.
+    """Orthonormal basis of the top-``k`` eigenvectors of a PSD matrix ``C``.
 
     Deterministic where the top-``k`` subspace is not unique because ``C`` has
     rank below ``k``: the directions of the null space are completed with the
     standard basis vectors ``e_1, e_2, …`` in order (projected and
     orthonormalised), so ``C = 0`` gives ``span(e_1, …, e_k)`` as in Warmuth &
     Kuzmin's Follow the Leader (their §8, A14).
+
+    Parameters
+    ----------
+    C : ndarray of shape (n_features, n_features)
+        A symmetric positive semi-definite matrix (e.g. a scatter matrix).
+    n_components : int
+        ``k``, the dimension of the subspace.
+
+    Returns
+    -------
+    basis : ndarray of shape (n_features, n_components)
+        Orthonormal columns, the eigenvectors of the ``k`` largest eigenvalues
+        first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skonline.evaluation import top_subspace
+    >>> top_subspace(np.diag([0.0, 3.0, 1.0]), 1).ravel().round(6).tolist()
+    [0.0, 1.0, 0.0]
+    >>> top_subspace(np.zeros((3, 3)), 2).round(6).tolist()  # rank 0: e_1, e_2
+    [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
     """
     n = C.shape[0]
     lam, U = np.linalg.eigh((C + C.T) / 2.0)
@@ -63,15 +85,28 @@ def top_subspace(C, n_components):
 def compression_losses(X, basis):
     """``‖x − P x‖²`` per row for the projection ``P = basis basisᵀ``.
 
+    The uncentred compression loss of both online-PCA papers: the squared
+    distance of each row to the subspace spanned by ``basis``.
+
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The rows.
     basis : ndarray of shape (n_features, k)
         Orthonormal columns (e.g. ``components_.T`` of a fitted estimator).
 
     Returns
     -------
-    ndarray of shape (n_samples,)
+    losses : ndarray of shape (n_samples,)
+        The loss of each row (non-negative).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skonline.evaluation import compression_losses
+    >>> X = np.array([[3.0, 4.0], [1.0, 0.0]])
+    >>> compression_losses(X, np.array([[1.0], [0.0]])).tolist()
+    [16.0, 0.0]
     """
     X = check_array(X, dtype=np.float64)
     Z = X @ basis
@@ -84,6 +119,19 @@ def best_fixed_projection_losses(X, n_components):
     ``P*`` projects onto the top-``k`` eigenvectors of the uncentered
     ``Σ_t x_t x_tᵀ`` over all rows; the total of the returned losses is the sum
     of the ``n − k`` smallest eigenvalues of that matrix.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The whole stream.
+    n_components : int
+        ``k``, the rank of the projection, in ``[1, n_features)``.
+
+    Returns
+    -------
+    losses : ndarray of shape (n_samples,)
+        ``‖x_t − P* x_t‖²`` for every row; their sum is the comparator of the
+        regret.
 
     Examples
     --------
@@ -106,10 +154,25 @@ def best_partition_losses(X, n_components, segments):
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The whole stream.
     n_components : int
+        ``k``, the rank of each projection, in ``[1, n_features)``.
     segments : array-like of shape (n_samples,)
         Segment label of each row; rows sharing a label share the projection
         only within one contiguous run (a revisited label is a new segment).
+
+    Returns
+    -------
+    losses : ndarray of shape (n_samples,)
+        The loss of each row under the best fixed projection of its segment.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skonline.evaluation import best_partition_losses
+    >>> X = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    >>> best_partition_losses(X, 1, segments=[0, 0, 1, 1]).tolist()
+    [0.0, 0.0, 0.0, 0.0]
     """
     X = _check_k(X, n_components)
     segments = np.asarray(segments)
@@ -134,11 +197,26 @@ def follow_the_leader_losses(X, n_components, *, skip_first=False):
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The stream, in order.
     n_components : int
+        ``k``, the rank of the projection, in ``[1, n_features)``.
     skip_first : bool, default=False
         Record a zero loss for the first ``k`` rows, as Yuan & Lamperski's
         published notebook does (their Fig. 1); off by default (Warmuth &
         Kuzmin's definition).
+
+    Returns
+    -------
+    losses : ndarray of shape (n_samples,)
+        The loss of each row, projected before it is added to the past.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skonline.evaluation import follow_the_leader_losses
+    >>> X = np.tile([0.0, 0.0, 1.0], (3, 1))  # one direction, repeated
+    >>> follow_the_leader_losses(X, 1).tolist()  # missed once, then learned
+    [1.0, 0.0, 0.0]
     """
     X = _check_k(X, n_components)
     n = X.shape[1]
@@ -157,9 +235,28 @@ def follow_the_leader_losses(X, n_components, *, skip_first=False):
 def subspace_overlap(A, B):
     """``‖Aᵀ B‖_F² / k``: 1 when two k-dimensional subspaces coincide, 0 when orthogonal.
 
-    ``A`` and ``B`` are (n, k) with orthonormal columns (pass
-    ``components_.T``). Warmuth & Kuzmin's transition time after a shift is the
-    first row at which the overlap with the new segment's subspace exceeds 0.9.
+    Warmuth & Kuzmin's transition time after a shift is the first row at which
+    the overlap with the new segment's subspace exceeds 0.9.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_features, k)
+        Orthonormal basis of the first subspace (e.g. ``components_.T``).
+    B : array-like of shape (n_features, k)
+        Orthonormal basis of the second subspace.
+
+    Returns
+    -------
+    overlap : float
+        The mean squared cosine of the principal angles, in ``[0, 1]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skonline.evaluation import subspace_overlap
+    >>> E = np.eye(3)
+    >>> subspace_overlap(E[:, :2], E[:, 1:])  # one of two directions shared
+    0.5
     """
     A = np.asarray(A, dtype=np.float64)
     B = np.asarray(B, dtype=np.float64)

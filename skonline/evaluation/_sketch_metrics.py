@@ -18,19 +18,41 @@ LANCZOS_TOL = 1e-6
 def spectral_norm_of_difference(X, B, alpha=0.0, *, x_scale=1.0, b_scale=1.0):
     """``‖x_scale · XᵀX − b_scale · (BᵀB + αI)‖₂`` for dense or CSR ``X``.
 
+    The spectral norm of the difference between a matrix's Gram matrix and a
+    sketched estimate of it. Up to 2000 features the difference is formed and
+    its eigenvalues computed exactly; above, Lanczos iterations run on a linear
+    operator, so no ``d × d`` matrix is formed.
+
     Parameters
     ----------
     X : ndarray or sparse matrix of shape (n, d)
+        The data whose Gram matrix ``XᵀX`` is approximated.
     B : ndarray of shape (r, d)
-    alpha : float
-    x_scale, b_scale : float
-        Multipliers of the two covariance matrices (e.g. ``1 / n``).
+        The sketch.
+    alpha : float, default=0.0
+        The ridge term of the estimate ``BᵀB + αI``.
+    x_scale : float, default=1.0
+        Multiplier of ``XᵀX`` (e.g. ``1 / n``).
+    b_scale : float, default=1.0
+        Multiplier of the estimate ``BᵀB + αI``.
 
     Returns
     -------
-    float
+    norm : float
         The largest absolute eigenvalue of the (symmetric) difference: exact
         (``eigvalsh``) up to 2000 features, Lanczos to a relative 1e-6 above.
+
+    See Also
+    --------
+    covariance_error : The same norm, relative to ``‖X‖_F²``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skonline.evaluation import spectral_norm_of_difference
+    >>> X = np.diag([2.0, 1.0])
+    >>> spectral_norm_of_difference(X, X[:1])  # the sketch misses e_2 (eigenvalue 1)
+    1.0
     """
     d = X.shape[1]
     B = np.asarray(B, dtype=np.float64)
@@ -71,10 +93,17 @@ def covariance_error(A, B, alpha=0.0, *, normalize="fro2"):
     alpha : float, default=0.0
         Ridge term of the approximation (RFD's ``alpha_``).
     normalize : {"fro2", "spectral", None}, default="fro2"
+        Denominator: ``‖A‖_F²``, ``‖AᵀA‖₂``, or none (the absolute error).
 
     Returns
     -------
-    float
+    error : float
+        The (relative) spectral-norm error of ``BᵀB + αI`` as an estimate of
+        ``AᵀA``; 0 for an exact sketch.
+
+    See Also
+    --------
+    spectral_norm_of_difference : The unnormalised error.
 
     Examples
     --------

@@ -5,8 +5,10 @@ Each back-end holds an approximation ``H`` of the online Newton matrix
 and offers three operations on dense ``d``-vectors:
 
 ``project(u, x, z, C)``
-    ``argmin_{|wᵀx| ≤ C} ‖w − u‖_H`` with ``z = uᵀx`` (§2.10 of the spec: the
-    closed form ``w = u − τ_C(z) H⁻¹x / (xᵀH⁻¹x)``), using the current ``H``.
+    ``argmin_{|wᵀx| ≤ C} ‖w − u‖_H`` with ``z = uᵀx``, the projection of eq. (2)
+    onto ``K_t`` (Luo et al. 2019, §3.1), in closed form
+    ``w = u − τ_C(z) H⁻¹x / (xᵀH⁻¹x)`` (the ``γ`` update of Appendix A, for any
+    bound ``C``), using the current ``H``.
 ``update(g, c)``
     Add the row ``sqrt(c) · g`` to the curvature.
 ``newton_direction(g)``
@@ -41,8 +43,8 @@ class SketchCurvature:
     """``H = BᵀB + αI`` with an (R)FD sketch ``B`` of the scaled gradients.
 
     Paper Algorithm 6 (doubling buffer) with the Woodbury identity of its
-    Appendix A, in the SON order of the spec (§2.14): the projection at step
-    ``t`` uses ``H^(t−1)``, the Newton step ``H^(t)``. With ``robust=True``
+    Appendix A, in the order of Algorithm 3 (and of SON, Luo et al. 2016): the
+    projection at step ``t`` uses ``H^(t−1)``, the Newton step ``H^(t)``. With ``robust=True``
     (RFD-SON) ``α`` grows by ``σ_m²/2`` at each compaction; with
     ``robust=False`` (FD-SON) it stays ``α₀``.
 
@@ -145,10 +147,14 @@ class SketchCurvature:
 
 
 class _DenseCurvature:
-    """Back-ends with a cheap ``H⁻¹``: the projection is the closed form of §2.10."""
+    """Back-ends with a cheap ``H⁻¹``: the projection is the closed form of eq. (2)'s."""
 
     def Bdot(self, x):
         return None
+
+    def newton_direction(self, g, Bg=None):  # pragma: no cover - defined by subclasses
+        """``H⁻¹ g``."""
+        raise NotImplementedError
 
     def project(self, u, x, z, C, Bx):
         t = tau(z, C)

@@ -147,7 +147,7 @@ class _OnlineLinearBase(OnlineEstimator):
 
     @property
     def n_iter_(self):
-        """int: passes made by the last :meth:`fit` (1 after ``partial_fit``)."""
+        """Passes made by the last :meth:`fit` (1 after ``partial_fit``)."""
         return int(self._fitted_state().n_iter)
 
 
@@ -270,27 +270,27 @@ class OnlineLinearClassifierMixin(_OnlineLinearBase):
     # ------------------------------------------------------------ read-outs
     @property
     def classes_(self):
-        """ndarray of shape (n_classes,): the class labels."""
+        """The class labels, sorted: an array of shape (n_classes,)."""
         return self._fitted_state().classes
 
     @property
     def coef_(self):
-        """ndarray of shape (1, n_features) or (n_classes, n_features): the weights."""
+        """The weights: an array of shape (1, n_features) or (n_classes, n_features)."""
         return self._linear_readout(self._fitted_state())[0].copy()
 
     @property
     def intercept_(self):
-        """ndarray of shape (1,) or (n_classes,): the intercepts."""
+        """The intercepts: an array of shape (1,) or (n_classes,)."""
         return self._linear_readout(self._fitted_state())[1].copy()
 
     @property
     def n_mistakes_(self):
-        """int: online mistakes (the label predicted before each update was wrong)."""
+        """Online mistakes: rows whose label, predicted before their update, was wrong."""
         return int(self._fitted_state().n_mistakes)
 
     @property
     def online_error_rate_(self):
-        """float: ``n_mistakes_ / n_samples_seen_``, the progressive-validation error."""
+        """The progressive-validation error ``n_mistakes_ / n_samples_seen_``."""
         state = self._fitted_state()
         return state.n_mistakes / max(state.n_samples_seen, 1)
 
@@ -395,12 +395,12 @@ class OnlineLinearRegressorMixin(_OnlineLinearBase):
     # ------------------------------------------------------------ read-outs
     @property
     def coef_(self):
-        """ndarray of shape (n_features,): the weights."""
+        """The weights: an array of shape (n_features,)."""
         return self._linear_readout(self._fitted_state())[0][0].copy()
 
     @property
     def intercept_(self):
-        """float: the intercept."""
+        """The intercept."""
         return float(self._linear_readout(self._fitted_state())[1][0])
 
     def predict(self, X):

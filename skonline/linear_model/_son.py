@@ -4,7 +4,7 @@ Luo, Chen, Zhang, Li & Zhang, "Robust Frequent Directions with Application in
 Online Learning", JMLR 20 (2019): Algorithm 3 (RFD-SON), Algorithm 6 (its
 doubling-buffer form, used in the paper's experiments) and Appendix A (the
 Woodbury updates), with the FD-SON (Luo et al. 2016), FULL-ON and AdaGrad
-baselines of §6.2 on the same engine. The pass is
+baselines of the paper's §6.2 on the same engine. The pass is
 :func:`skonline.linear_model._son_kernels.son_pass`; this module validates,
 holds the state and reads it out.
 """
@@ -172,23 +172,26 @@ class _BaseSON(OnlineEstimator):
 
     @property
     def alpha_(self):
-        """ndarray of shape (n_models,): the ridge term ``α`` of each model's curvature."""
+        """The ridge term ``α`` of each model's curvature: an array of shape (n_models,).
+
+        NaN for the ``"full"`` and ``"diag"`` curvatures, which have none.
+        """
         return np.array([getattr(c, "alpha", np.nan) for c in self._fitted_state().curvatures])
 
     @property
     def shrinkage_(self):
-        """ndarray of shape (n_models,): ``Δ``, total sketch shrinkage of each model."""
+        """``Δ``, the total sketch shrinkage of each model: an array of shape (n_models,)."""
         return np.array([getattr(c, "shrinkage", 0.0) for c in self._fitted_state().curvatures])
 
     @property
     def n_compactions_(self):
-        """ndarray of shape (n_models,): compactions of each model's sketch."""
+        """Compactions of each model's sketch: an array of shape (n_models,)."""
         curvatures = self._fitted_state().curvatures
         return np.array([getattr(c, "n_compactions", 0) for c in curvatures])
 
     @property
     def cumulative_loss_(self):
-        """float: sum of the (weighted) losses of the predictions made before each update."""
+        """Sum of the (weighted) losses of the predictions made before each update."""
         return float(self._fitted_state().cumulative_loss)
 
     def __sklearn_tags__(self):
@@ -209,7 +212,8 @@ _PARAMS_DOC = """\
 
     sketch_size : int, default=10
         The paper's ``m``, the memory of the sketch: its buffer holds up to
-        ``2m`` rows (``O(m · d)`` memory, ``O(m · d + m³)`` time per row).
+        ``2m`` rows (``O(m · d)`` memory, ``O(m · d + m³)`` time per row). The
+        values of the paper's experiments are in the user guide.
 
     alpha0 : float, default=0.0
         Initial ridge ``α`` (``H^(0) = alpha0 · I``). Must be positive for
@@ -222,7 +226,8 @@ _PARAMS_DOC = """\
         ``μ`` of Assumption 2; the sketch rows are ``sqrt(μ + η_t) g_t``.
         ``"auto"``: ``1/(8C²)`` for the squared loss, ``e^{−C}`` for the
         logistic loss, ``1/epsilon²`` for the Huber loss (its quadratic
-        zone), 0 otherwise (paper §5).
+        zone), 0 otherwise (§3.1: the squared loss's constant, and the recipe
+        ``μ = min l'' / max l'²`` for the others).
 
     bound : float or None, default=1.0
         ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` (the paper uses 1

@@ -22,9 +22,9 @@ __all__ = ["auto_mu", "son_pass"]
 
 
 def auto_mu(loss, bound, epsilon=1.0):
-    """Assumption 2's constant ``μ = min l'' / max l'²`` (paper §5).
+    """Assumption 2's constant ``μ = min l'' / max l'²`` (Luo et al. 2019, §3.1).
 
-    Squared loss on ``|p|, |y| ≤ C``: ``1/(8C²)`` (the paper's constant);
+    Squared loss on ``|p|, |y| ≤ C``: ``1/(8C²)`` (the paper's constant, §3.1);
     logistic: ``e^{−C}``; Huber: ``1/ε²``, the constant of its quadratic zone
     ``|p − y| ≤ ε`` (where ``l'' = 1`` and ``l'² ≤ ε²``), whatever the bound;
     hinge, smooth hinge, or no bound: 0.

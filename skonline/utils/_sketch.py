@@ -103,7 +103,8 @@ def shrunk_squares(sq, m, variant="fd", beta=0.2):
     kept : ndarray of shape (min(m - 1, r),)
         New squared singular values (non-negative).
     delta : float
-        ``λ_m``, or 0 when the buffer has fewer than ``m`` values (paper §2.0).
+        ``λ_m``, or 0 when the buffer has fewer than ``m`` values (a buffer of
+        fewer than ``m`` rows is kept whole, as in Algorithm 1 before row ``m``).
     """
     sq = np.maximum(sq, 0.0)
     delta = float(sq[m - 1]) if sq.shape[0] >= m else 0.0
@@ -112,7 +113,7 @@ def shrunk_squares(sq, m, variant="fd", beta=0.2):
     k = min(m - 1, sq.shape[0])
     top = sq[:k]
     if variant == "fd":
-        # max(., 0) guards ties and rounding (spec §4 item 1).
+        # λ_i − λ_m can round below 0 when values tie: clip at 0.
         kept = np.maximum(top - delta, 0.0)
     elif variant == "pfd":
         q = max(1, math.floor(beta * m))
@@ -276,7 +277,7 @@ def apply_inverse(B, alpha, basis, V, BV):
 
     ``V = V_B + V_⊥`` splits into the sketch's row space and its
     complement: ``H⁻¹V = V_B (Σ² + α)⁻¹ V_Bᵀ V + (V − V_B V_BᵀV) / α``. Unlike the
-    Woodbury form ``(V − Bᵀ(BBᵀ + αI)⁻¹BV)/α`` (spec §2.13.1), whose cancellation
+    Woodbury form ``(V − Bᵀ(BBᵀ + αI)⁻¹BV)/α`` (Luo et al. 2019, Appendix A), whose cancellation
     loses about ``κ(H)²·eps``, this loses ``κ(H)·eps``.
 
     Parameters
@@ -302,8 +303,8 @@ def sketch_solve(B, alpha, V, *, rtol=1e-12):
 
     Treated as singular (FD sketches, RFD before its first shrinkage) when
     ``α ≤ rtol · λ_max(BBᵀ)``: then the Moore–Penrose pseudo-inverse
-    (spec §2.13.2). Cost ``O(r d k + r³)`` for ``r`` sketch rows and ``k``
-    right-hand sides. See :func:`apply_inverse`.
+    (Luo et al. 2019, Appendix A, case ``α = 0``). Cost ``O(r d k + r³)`` for
+    ``r`` sketch rows and ``k`` right-hand sides. See :func:`apply_inverse`.
 
     Parameters
     ----------

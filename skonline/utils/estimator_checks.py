@@ -155,8 +155,32 @@ def _assert_value_equal(va, vb, key, rtol, atol, context):
 def assert_state_equal(a, b, *, rtol=0.0, atol=0.0, context=""):
     """Assert two estimators hold the same learned state.
 
-    With ``rtol == atol == 0`` arrays must be bit-identical. Containers and
-    helper objects held in the state are compared recursively.
+    The state is the estimator's state object plus scikit-learn's fitted
+    attributes. With ``rtol == atol == 0`` arrays must be bit-identical.
+    Containers and helper objects held in the state are compared recursively.
+
+    Parameters
+    ----------
+    a : estimator instance
+        The first estimator.
+    b : estimator instance
+        The second estimator.
+    rtol : float, default=0.0
+        Relative tolerance on floating arrays and numbers.
+    atol : float, default=0.0
+        Absolute tolerance on floating arrays and numbers.
+    context : str, default=""
+        Prefix of the failure messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skonline import FrequentDirections
+    >>> from skonline.utils.estimator_checks import assert_state_equal
+    >>> X = np.random.default_rng(0).standard_normal((40, 5))
+    >>> one = FrequentDirections(sketch_size=3).fit(X)
+    >>> two = FrequentDirections(sketch_size=3).partial_fit(X[:15]).partial_fit(X[15:])
+    >>> assert_state_equal(one, two)  # any split of a stream gives the same sketch
     """
     sa, sb = _state(a), _state(b)
     assert sa.keys() == sb.keys(), f"{context}: state attributes differ: {sa.keys() ^ sb.keys()}"
@@ -182,9 +206,38 @@ def _call_read_methods(estimator, X, y):
             getattr(estimator, method)(X)
 
 
+_CHECK_DOC_TAIL = """
+    Parameters
+    ----------
+    name : str
+        Name of the estimator, used in the failure messages.
+    estimator : estimator instance
+        The estimator to check; it is cloned, never fitted itself.
+
+    Examples
+    --------
+    >>> from skonline import FrequentDirections
+    >>> from skonline.utils.estimator_checks import {check}
+    >>> est = FrequentDirections(sketch_size=4)
+    >>> {check}("FrequentDirections", est)
+"""
+
+
+def _online_check(check):
+    """Complete a check's docstring with the sections every check shares."""
+    if check.__doc__:  # None under ``python -OO``
+        check.__doc__ = check.__doc__.rstrip() + "\n" + _CHECK_DOC_TAIL.format(check=check.__name__)
+    return check
+
+
 # ------------------------------------------------------------------- checks
+@_online_check
 def check_partial_fit_splits(name, estimator):
-    """Row-by-row, uneven batches, one batch and ``fit`` all give the same state."""
+    """Row-by-row, uneven batches, one batch and ``fit`` all give the same state.
+
+    Bit for bit for estimators whose ``_exact_row_splits`` is true (per-row
+    algorithms), to a relative 1e-10 otherwise.
+    """
     X, y = _make_data(estimator)
     reference = clone(estimator).fit(X, y)
     for label, sizes in _splits(X.shape[0]).items():
@@ -197,8 +250,12 @@ def check_partial_fit_splits(name, estimator):
         )
 
 
+@_online_check
 def check_fit_resets(name, estimator):
-    """``fit`` forgets earlier data: fit(X1); fit(X2) equals a fresh fit(X2)."""
+    """``fit`` forgets earlier data: fit(X1); fit(X2) equals a fresh fit(X2).
+
+    The two states are compared bit for bit.
+    """
     X1, y1 = _make_data(estimator, seed=1)
     X2, y2 = _make_data(estimator, seed=2)
     est = clone(estimator).fit(X1, y1)
@@ -207,8 +264,14 @@ def check_fit_resets(name, estimator):
     assert_state_equal(fresh, est, context=f"{name}: refit")
 
 
+@_online_check
 def check_methods_leave_state(name, estimator):
-    """transform / predict / score / … leave the pickled estimator byte-identical."""
+    """Read-only methods leave the pickled estimator byte-identical.
+
+    ``transform``, ``inverse_transform``, ``predict``, ``predict_proba``,
+    ``predict_log_proba``, ``decision_function`` and ``score``, where they
+    exist, are called mid-stream.
+    """
     X, y = _make_data(estimator)
     est = _stream(clone(estimator), X, y, [50, 100])
     before = pickle.dumps(est)
@@ -216,8 +279,13 @@ def check_methods_leave_state(name, estimator):
     assert pickle.dumps(est) == before, f"{name}: a read-only method changed the state"
 
 
+@_online_check
 def check_pickle_resume(name, estimator):
-    """Pickle after k batches, resume, continue = the uninterrupted run, bit for bit."""
+    """Pickle after k batches, resume, continue = the uninterrupted run, bit for bit.
+
+    The stream is interrupted after two of three batches, pickled, unpickled
+    and finished; its state must equal that of the uninterrupted stream.
+    """
     X, y = _make_data(estimator)
     sizes = [40, 35, 75]
     uninterrupted = _stream(clone(estimator), X, y, sizes)
@@ -227,8 +295,14 @@ def check_pickle_resume(name, estimator):
     assert_state_equal(uninterrupted, est, context=f"{name}: pickle and resume")
 
 
+@_online_check
 def check_constant_memory(name, estimator):
-    """The fitted state does not grow with the number of rows streamed."""
+    """The fitted state does not grow with the number of rows streamed.
+
+    The pickled size after 1000 rows may exceed that after 100 rows by a few
+    bytes only (Python integers pickle longer as they grow). Applies to
+    estimators whose ``_constant_memory`` is true.
+    """
     X, y = _make_data(estimator, n_samples=1000)
     est = _stream(clone(estimator), X[:100], None if y is None else y[:100], [100])
     small = len(pickle.dumps(est))
@@ -274,6 +348,7 @@ def _bad_inputs(X, y, estimator):
 _DEFINED_BY_FIRST_CALL = ("wrong number of features", "extra feature", "unseen label")
 
 
+@_online_check
 def check_bad_input_keeps_state(name, estimator):
     """Every bad batch raises ValueError/TypeError and leaves the state byte-identical.
 
@@ -321,6 +396,7 @@ def _failing_pass(estimator):
         yield
 
 
+@_online_check
 def check_failed_update_keeps_state(name, estimator):
     """An exception at the end of an update leaves the estimator exactly as it was.
 
@@ -351,8 +427,13 @@ def check_failed_update_keeps_state(name, estimator):
             assert not hasattr(est, "n_features_in_"), f"{name}: a failed {stage} left it fitted"
 
 
+@_online_check
 def check_pass_leaves_committed_state(name, estimator):
-    """A pass never writes into the committed state object (kernels are pure)."""
+    """A pass never writes into the committed state object (kernels are pure).
+
+    After a ``partial_fit`` the estimator holds a new state object, and the
+    previous one is byte-identical to what it was before the call.
+    """
     X, y = _make_data(estimator)
     est = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
     old = est._state
@@ -387,8 +468,14 @@ def _other_valid_values(estimator, param):
     return out
 
 
+@_online_check
 def check_frozen_params(name, estimator):
-    """A parameter that shapes the state cannot change mid-stream; ``fit`` starts again."""
+    """A parameter that shapes the state cannot change mid-stream; ``fit`` starts again.
+
+    Each parameter named by ``_frozen_params()`` is given another valid value
+    mid-stream: the next ``partial_fit`` must raise a ``ValueError`` naming it
+    and leave the state byte-identical.
+    """
     X, y = _make_data(estimator)
     fitted = _stream(clone(estimator), X[:60], None if y is None else y[:60], [60])
     yb = None if y is None else y[60:]
@@ -411,8 +498,13 @@ def check_frozen_params(name, estimator):
     assert tried, f"{name}: no frozen parameter could be given another valid value"
 
 
+@_online_check
 def check_set_params_all_or_none(name, estimator):
-    """``set_params`` with an invalid name changes no parameter."""
+    """``set_params`` with an invalid name changes no parameter.
+
+    A valid parameter is set together with an unknown one: the call must raise
+    ``ValueError`` and leave every parameter as it was.
+    """
     params = estimator.get_params(deep=False)
     est = clone(estimator)
     key = sorted(params)[0]
@@ -428,8 +520,15 @@ def check_set_params_all_or_none(name, estimator):
     )
 
 
+@_online_check
 def check_input_layouts(name, estimator):
-    """float32/64, C/F order, read-only memmap, DataFrame and CSR input agree."""
+    """Input layouts and dtypes are accepted and agree.
+
+    float32 and float64, C and Fortran order, non-contiguous arrays, read-only
+    memory maps, pandas DataFrames (whose column names are kept) and CSR
+    matrices (where the estimator declares sparse support) give the same
+    state, and the read-only methods accept them.
+    """
     X, y = _make_data(estimator)
     reference = clone(estimator).fit(X, y)
     variants = {
@@ -477,8 +576,14 @@ def check_input_layouts(name, estimator):
     _call_read_methods(est, df.iloc[:5], None if y is None else y[:5])
 
 
+@_online_check
 def check_pipeline_and_grid_search(name, estimator):
-    """The estimator composes in a Pipeline and a GridSearchCV."""
+    """The estimator composes in a Pipeline and a GridSearchCV.
+
+    A pipeline with a pass-through step gives the same ``transform`` and
+    ``predict`` as the estimator alone, and a grid search over one parameter
+    fits and scores finitely.
+    """
     X, y = _make_data(estimator)
     pipe = make_pipeline(FunctionTransformer(), clone(estimator)).fit(X, y)
     alone = clone(estimator).fit(X, y)
@@ -497,8 +602,13 @@ def check_pipeline_and_grid_search(name, estimator):
     assert np.isfinite(search.best_score_), f"{name}: GridSearchCV score is not finite"
 
 
+@_online_check
 def check_set_output_pandas(name, estimator):
-    """Transformers honour ``set_output(transform="pandas")``."""
+    """A transformer honours ``set_output(transform="pandas")``.
+
+    ``transform`` returns a DataFrame whose columns are
+    ``get_feature_names_out()``.
+    """
     import pandas as pd
 
     X, y = _make_data(estimator)
@@ -552,14 +662,52 @@ def _not_applicable(check, estimator):
 
 
 def yield_online_checks(estimator):
-    """Yield every online check that applies, each ready to call as ``check(name, estimator)``."""
+    """Yield every online check that applies to an estimator.
+
+    Checks that do not apply (for instance the constant-memory check for an
+    estimator whose state grows by design) are left out.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        The estimator to check.
+
+    Yields
+    ------
+    check : callable
+        A check, to call as ``check(name, estimator)``.
+
+    Examples
+    --------
+    >>> from skonline import FrequentDirections
+    >>> from skonline.utils.estimator_checks import yield_online_checks
+    >>> checks = list(yield_online_checks(FrequentDirections(sketch_size=4)))
+    >>> "check_partial_fit_splits" in [check.__name__ for check in checks]
+    True
+    """
     for check in _ALL_CHECKS:
         if _not_applicable(check, estimator) is None:
             yield check
 
 
 def check_online_estimator(estimator):
-    """Run every applicable online check; raise AssertionError on the first failure."""
+    """Run every applicable online check on an estimator.
+
+    The checks of :func:`yield_online_checks` run in order; the first one that
+    fails raises its ``AssertionError``.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        The estimator to check, with ``partial_fit``; it is cloned, never
+        fitted itself.
+
+    Examples
+    --------
+    >>> from skonline import FrequentDirections
+    >>> from skonline.utils.estimator_checks import check_online_estimator
+    >>> check_online_estimator(FrequentDirections(sketch_size=4))
+    """
     name = type(estimator).__name__
     for check in yield_online_checks(estimator):
         check(name, estimator)
@@ -570,6 +718,17 @@ def parametrize_with_online_checks(estimators):
 
     Checks that do not apply to an estimator are collected as skipped, with
     the reason.
+
+    Parameters
+    ----------
+    estimators : list of estimator instances
+        The estimators to check.
+
+    Returns
+    -------
+    decorator : callable
+        ``pytest.mark.parametrize("estimator, check", ...)``; each ``check``
+        takes the estimator as its only argument (its name is bound).
 
     Examples
     --------

@@ -44,14 +44,6 @@ def textbook_fd(A, m, *, doubling=True, robust=False, alpha0=0.0):
     return B, alpha, n_svd
 
 
-def low_rank_plus_noise(n=600, d=40, rank=8, noise=0.3, seed=0):
-    rng = np.random.default_rng(seed)
-    U = rng.standard_normal((n, rank))
-    V = np.linalg.qr(rng.standard_normal((d, rank)))[0].T
-    scales = np.linspace(10, 2, rank)
-    return (U * scales) @ V + noise * rng.standard_normal((n, d))
-
-
 def tail_bound(A, m):
     """min over k < m of ‖A − A_k‖_F² / (m − k) (FD's bound, eq. 1)."""
     s2 = np.linalg.svd(A, compute_uv=False) ** 2
@@ -67,7 +59,7 @@ def spectral(M):
 @pytest.mark.parametrize("buffer", ["double", "single"])
 @pytest.mark.parametrize("compaction", ["gram", "svd"])
 @pytest.mark.parametrize("m", [2, 5, 9])
-def test_fast_kernel_matches_textbook(buffer, compaction, m):
+def test_fast_kernel_matches_textbook(buffer, compaction, m, low_rank_plus_noise):
     A = low_rank_plus_noise(n=157, d=23)
     B_ref, alpha_ref, n_svd = textbook_fd(A, m, doubling=buffer == "double", robust=True)
     rfd = RobustFrequentDirections(sketch_size=m, buffer=buffer, compaction=compaction).fit(A)
@@ -94,7 +86,8 @@ def test_rank_deficient_and_wide_buffers_match_textbook():
 
 
 def test_doubling_schedule_counts():
-    # Spec §2.4: T = 3000, m = 5 gives floor((T - 2m)/(m + 1)) + 1 = 499 compactions.
+    # Algorithm 4 (Appendix A) compacts at t = 2m + j(m + 1): T = 3000, m = 5 gives
+    # floor((T - 2m)/(m + 1)) + 1 = 499 compactions.
     A = np.random.default_rng(0).standard_normal((3000, 8))
     fd = FrequentDirections(sketch_size=5).fit(A)
     assert fd.n_compactions_ == 499
@@ -134,7 +127,7 @@ def test_compact_does_not_write_into_its_input():
 
 # ------------------------------------------------------------ guarantees
 @pytest.mark.parametrize("m", [4, 8, 16])
-def test_fd_bound_and_psd(m):
+def test_fd_bound_and_psd(m, low_rank_plus_noise):
     A = low_rank_plus_noise()
     fd = FrequentDirections(sketch_size=m).fit(A)
     B = fd.sketch_
@@ -150,7 +143,7 @@ def test_fd_bound_and_psd(m):
 
 
 @pytest.mark.parametrize("m", [4, 8, 16])
-def test_rfd_bound_is_half_of_fd(m):
+def test_rfd_bound_is_half_of_fd(m, low_rank_plus_noise):
     A = low_rank_plus_noise()
     fd = FrequentDirections(sketch_size=m).fit(A)
     rfd = RobustFrequentDirections(sketch_size=m).fit(A)
@@ -164,7 +157,7 @@ def test_rfd_bound_is_half_of_fd(m):
     assert 0.45 <= err_rfd / err_fd <= 0.55
 
 
-def test_rfd_with_alpha0_targets_shifted_matrix_and_conditioning():
+def test_rfd_with_alpha0_targets_shifted_matrix_and_conditioning(low_rank_plus_noise):
     A = low_rank_plus_noise(seed=4)
     alpha0 = 5.0
     m = 6
@@ -200,7 +193,7 @@ def test_greedy_failure_fixture_appendix_f():
     assert err_isvd > 10 * bound
 
 
-def test_pfd_limits_and_cfd():
+def test_pfd_limits_and_cfd(low_rank_plus_noise):
     A = low_rank_plus_noise(seed=5)
     m = 6
     fd = FrequentDirections(sketch_size=m).fit(A)
@@ -223,11 +216,11 @@ def test_pfd_limits_and_cfd():
     err = {v: spectral(cov - e.get_covariance()) for v, e in [("fd", fd), ("cfd", cfd)]}
     err_rfd = spectral(cov - RobustFrequentDirections(sketch_size=m).fit(A).get_covariance())
     assert err["cfd"] <= cfd.shrinkage_ * (1 + 1e-9)  # same bound as FD
-    assert err_rfd <= err["cfd"] and err_rfd <= err["fd"]  # spec R2 (paper Fig. 1)
+    assert err_rfd <= err["cfd"] and err_rfd <= err["fd"]  # paper Fig. 1
 
 
 # ------------------------------------------------------------ streaming
-def test_any_split_is_bit_identical_including_csr():
+def test_any_split_is_bit_identical_including_csr(low_rank_plus_noise):
     A = low_rank_plus_noise(n=300)
     ref = RobustFrequentDirections(sketch_size=7).fit(A)
     rng = np.random.default_rng(0)
@@ -254,7 +247,7 @@ def test_csr_input_is_never_densified_as_a_whole():
     assert fd.n_samples_seen_ == 5000
 
 
-def test_skip_zero_rows_keeps_covariance_with_fewer_compactions():
+def test_skip_zero_rows_keeps_covariance_with_fewer_compactions(low_rank_plus_noise):
     A = low_rank_plus_noise(n=200)
     Z = np.insert(A, np.arange(0, 200, 2), 0.0, axis=0)  # interleave 100 zero rows
     plain = FrequentDirections(sketch_size=5).fit(Z)
@@ -267,7 +260,7 @@ def test_skip_zero_rows_keeps_covariance_with_fewer_compactions():
     np.testing.assert_array_equal(skip_csr.sketch_, direct.sketch_)
 
 
-def test_merge_of_disjoint_streams_keeps_the_bound():
+def test_merge_of_disjoint_streams_keeps_the_bound(low_rank_plus_noise):
     A = low_rank_plus_noise(n=500, seed=9)
     m = 6
     left = RobustFrequentDirections(sketch_size=m).fit(A[:230])
@@ -286,7 +279,7 @@ def test_merge_of_disjoint_streams_keeps_the_bound():
     assert spectral(A.T @ A - merged.get_covariance()) <= merged.shrinkage_ / 2 * (1 + 1e-9)
 
 
-def test_merge_rejects_incompatible_sketches():
+def test_merge_rejects_incompatible_sketches(low_rank_plus_noise):
     A = low_rank_plus_noise(n=50)
     fd = FrequentDirections(sketch_size=5).fit(A)
     with pytest.raises(ValueError, match="sketch_size"):
@@ -300,7 +293,7 @@ def test_merge_rejects_incompatible_sketches():
 
 
 # ------------------------------------------------------ solves and score
-def test_solve_matches_dense_linear_algebra():
+def test_solve_matches_dense_linear_algebra(low_rank_plus_noise):
     A = low_rank_plus_noise(n=300, d=30)
     rng = np.random.default_rng(1)
     V = rng.standard_normal((30, 3))
@@ -323,7 +316,7 @@ def test_solve_matches_dense_linear_algebra():
     np.testing.assert_allclose(op @ V[:, 0], rfd.get_covariance() @ V[:, 0])
 
 
-def test_score_is_negative_relative_covariance_error(monkeypatch):
+def test_score_is_negative_relative_covariance_error(monkeypatch, low_rank_plus_noise):
     A = low_rank_plus_noise(n=400, d=30)
     rfd = RobustFrequentDirections(sketch_size=6).fit(A)
     expected = covariance_error(A, rfd.sketch_, rfd.alpha_)
@@ -336,7 +329,7 @@ def test_score_is_negative_relative_covariance_error(monkeypatch):
 
 
 # ------------------------------------------------- estimator behaviour
-def test_components_transform_and_inverse():
+def test_components_transform_and_inverse(low_rank_plus_noise):
     A = low_rank_plus_noise(n=300, d=20, rank=3, noise=0.01)
     fd = FrequentDirections(sketch_size=8, n_components=3).fit(A)
     C = fd.components_
@@ -363,7 +356,7 @@ def test_components_before_enough_rows_are_zero_padded():
     np.testing.assert_array_equal(fd.singular_values_, [3.0, 3.0, 0.0, 0.0])
 
 
-def test_parameter_consistency_errors_keep_state():
+def test_parameter_consistency_errors_keep_state(low_rank_plus_noise):
     A = low_rank_plus_noise(n=60, d=10)
     with pytest.raises(ValueError, match="at most sketch_size - 1"):
         FrequentDirections(sketch_size=4, n_components=4).fit(A)
@@ -383,7 +376,7 @@ def test_parameter_consistency_errors_keep_state():
     assert fd.sketch_.shape[0] <= 2 * 5 - 1
 
 
-def test_error_messages_name_the_problem():
+def test_error_messages_name_the_problem(low_rank_plus_noise):
     A = low_rank_plus_noise(n=60, d=10)
     fd = FrequentDirections(sketch_size=4).fit(A)
     bad = A.copy()
@@ -400,7 +393,7 @@ def test_error_messages_name_the_problem():
 
 
 # --------------------------------------------------- robustness (review)
-def test_float32_csr_input():
+def test_float32_csr_input(low_rank_plus_noise):
     A = low_rank_plus_noise(n=100, d=12)
     A32 = A.astype(np.float32)
     dense = RobustFrequentDirections(sketch_size=4).fit(A32)
@@ -409,7 +402,7 @@ def test_float32_csr_input():
     assert csr.transform(sp.csr_matrix(A32[:3])).dtype == np.float32
 
 
-def test_failed_compaction_leaves_state_untouched(monkeypatch):
+def test_failed_compaction_leaves_state_untouched(monkeypatch, low_rank_plus_noise):
     from skonline.utils import _sketch
 
     A = low_rank_plus_noise(n=200, d=12)
@@ -470,7 +463,7 @@ def test_gram_and_svd_follow_the_same_schedule_when_d_is_small():
         np.testing.assert_allclose(g.get_covariance(), A.T @ A, rtol=1e-10)
 
 
-def test_merge_refuses_a_changed_sketch_size_instead_of_looping():
+def test_merge_refuses_a_changed_sketch_size_instead_of_looping(low_rank_plus_noise):
     A = low_rank_plus_noise(n=60, d=30)
     small = RobustFrequentDirections(sketch_size=5).fit(A)
     small.set_params(sketch_size=20)
@@ -478,7 +471,7 @@ def test_merge_refuses_a_changed_sketch_size_instead_of_looping():
         small.merge(RobustFrequentDirections(sketch_size=20).fit(A))
 
 
-def test_solve_rejects_scalars_and_warns_for_huge_covariance(monkeypatch):
+def test_solve_rejects_scalars_and_warns_for_huge_covariance(monkeypatch, low_rank_plus_noise):
     from skonline.decomposition import _frequent_directions as module
 
     rfd = RobustFrequentDirections(sketch_size=4).fit(low_rank_plus_noise(n=50, d=10))

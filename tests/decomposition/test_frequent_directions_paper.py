@@ -15,15 +15,11 @@ from skonline.evaluation import covariance_error
 pytestmark = pytest.mark.slow
 
 
-def _synthetic(n=4000, d=200, rank=20, seed=0):
-    rng = np.random.default_rng(seed)
-    U = rng.standard_normal((n, rank)) * np.linspace(20, 2, rank)
-    V = np.linalg.qr(rng.standard_normal((d, rank)))[0].T
-    return U @ V + rng.standard_normal((n, d))
-
+#: The synthetic set: low rank (20 directions, scales 20 down to 2) plus unit noise.
+SYNTHETIC = {"n": 4000, "d": 200, "rank": 20, "noise": 1.0, "scales": (20.0, 2.0)}
 
 DATASETS = {
-    "synthetic": _synthetic,
+    "synthetic": None,  # the low_rank_plus_noise fixture with SYNTHETIC
     "digits": lambda: load_digits().data.astype(float),
     "breast_cancer": lambda: load_breast_cancer().data,
     "wine": lambda: load_wine().data,
@@ -47,8 +43,8 @@ def _errors(X, m):
 
 
 @pytest.mark.parametrize("name", list(DATASETS))
-def test_figure_1_rfd_below_fd_and_cfd(name):
-    X = DATASETS[name]()
+def test_figure_1_rfd_below_fd_and_cfd(name, low_rank_plus_noise):
+    X = low_rank_plus_noise(**SYNTHETIC) if name == "synthetic" else DATASETS[name]()
     d = X.shape[1]
     grid = sorted({max(2, min(d // 2, round(p * d))) for p in (0.01, 0.02, 0.05, 0.1, 0.2)})
     print(f"\n{name} ({X.shape[0]} x {d})")
@@ -60,19 +56,19 @@ def test_figure_1_rfd_below_fd_and_cfd(name):
         ratio = e["RFD"] / e["FD"] if e["FD"] > 0 else float("nan")
         ratios.append(ratio)
         print(f"{m:4d}  {e['FD']:.5f}  {e['CFD']:.5f}  {e['RFD']:.5f}  {ratio:.3f}  {best_pfd:.5f}")
-        # Spec R2 (paper Fig. 1): RFD is below FD and CFD for every m.
+        # Paper Fig. 1: RFD is below FD and CFD for every m.
         results.append((m, e))
     near_delta = 0
     for m, e in results:
         # Theorem 3 / Corollary 2 and eq. (1), through Δ, hold for every m.
         assert e["FD"] <= e["Delta"] * (1 + 1e-9)
         assert e["RFD"] <= e["Delta"] / 2 * (1 + 1e-9)
-        # Spec R1: RFD/FD ≈ 1/2 wherever FD's error is close to its bound Δ.
+        # Theorem 3 halves FD's bound: RFD/FD ≈ 1/2 wherever FD's error is close to Δ.
         if e["FD"] >= 0.9 * e["Delta"]:
             near_delta += 1
             assert 0.45 <= e["RFD"] / e["FD"] <= 0.55, (m, e)
     print(f"RFD/FD in [0.45, 0.55] checked at {near_delta} of {len(results)} sketch sizes")
-    # Spec R2 (paper Fig. 1): RFD is below FD and CFD for every m. Measured: this
+    # Paper Fig. 1: RFD is below FD and CFD for every m. Measured: this
     # holds for every m >= 3 here, but NOT at m = 2 (a single retained direction),
     # where FD's error can be far below its bound Δ while RFD's is at least α = Δ/2
     # (synthetic: RFD/FD = 1.32; diabetes: RFD 0.182 > CFD 0.149). The assertion

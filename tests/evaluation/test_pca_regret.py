@@ -12,9 +12,8 @@ from skonline.evaluation import (
 
 
 @pytest.fixture
-def X():
-    rng = np.random.default_rng(0)
-    return rng.standard_normal((60, 6)) * np.array([3, 2, 1, 0.5, 0.2, 0.1])
+def X(decaying_spectrum):
+    return decaying_spectrum(60, 6, scales=[3, 2, 1, 0.5, 0.2, 0.1])
 
 
 def test_best_fixed_total_is_the_tail_eigenvalue_sum(X):

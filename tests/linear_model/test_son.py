@@ -1,4 +1,4 @@
-"""RFDSONClassifier / RFDSONRegressor: the properties the paper and the spec require.
+"""RFDSONClassifier / RFDSONRegressor: the properties the paper states or implies.
 
 The literal transcription of Algorithm 6 lives in ``test_son_reference.py``.
 """
@@ -19,13 +19,6 @@ from skonline.linear_model import (
 )
 
 
-def _binary(n=300, d=8, seed=0, conditioning=2.0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d)) * np.logspace(-conditioning / 2, conditioning / 2, d)
-    y = (X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n) > 0).astype(int)
-    return X, y
-
-
 class _Recorder:
     """Collect the online predictions p_t = w_tᵀx_t through the metrics hook."""
 
@@ -41,8 +34,8 @@ class _Recorder:
         monkeypatch.setattr(cls, "_linear_pass", record)
 
 
-def test_fd_son_with_a_large_sketch_equals_full_on():
-    X, y = _binary(d=6)
+def test_fd_son_with_a_large_sketch_equals_full_on(binary_problem):
+    X, y = binary_problem(d=6)
     kw = {"alpha0": 0.7, "fit_intercept": False, "loss": "log_loss"}
     fd = RFDSONClassifier(sketch="fd", sketch_size=10, **kw).fit(X, y)  # m > d: no shrink
     full = RFDSONClassifier(sketch="full", **kw).fit(X, y)
@@ -51,8 +44,8 @@ def test_fd_son_with_a_large_sketch_equals_full_on():
     np.testing.assert_allclose(fd.cumulative_loss_, full.cumulative_loss_, rtol=1e-10)
 
 
-def test_rfd_son_sketch_is_the_rfd_sketch_of_its_gradients(monkeypatch):
-    X, y = _binary(n=200, d=10)
+def test_rfd_son_sketch_is_the_rfd_sketch_of_its_gradients(monkeypatch, binary_problem):
+    X, y = binary_problem(n=200, d=10)
     rows = []
     original = _curvature.SketchCurvature.update
 
@@ -73,8 +66,8 @@ def test_rfd_son_sketch_is_the_rfd_sketch_of_its_gradients(monkeypatch):
     assert son.n_compactions_[0] == rfd.n_compactions_
 
 
-def test_zero_row_schedule_of_algorithm_6():
-    X, y = _binary(n=5 + 6 * 3, d=10)
+def test_zero_row_schedule_of_algorithm_6(binary_problem):
+    X, y = binary_problem(n=5 + 6 * 3, d=10)
     son = RFDSONClassifier(sketch_size=5, fit_intercept=False).fit(X, y)
     # first compaction after m = 5 gradients, then one every m + 1 = 6
     assert son.n_compactions_[0] == 4
@@ -143,18 +136,18 @@ def test_rank_deficient_stream_keeps_alpha_zero_and_learns():
     assert clf.online_error_rate_ < 0.15
 
 
-def test_predictions_respect_the_constraint_at_every_step(monkeypatch):
+def test_predictions_respect_the_constraint_at_every_step(monkeypatch, binary_problem):
     rec = _Recorder(monkeypatch, RFDSONClassifier)
-    X, y = _binary(n=400, d=12, conditioning=4)
+    X, y = binary_problem(n=400, d=12, conditioning=4)
     RFDSONClassifier(sketch_size=4, bound=0.5).fit(X, y)
     p = np.concatenate(rec.predictions)
     assert np.max(np.abs(p)) <= 0.5 * (1 + 1e-12)
     assert np.max(np.abs(p)) > 0.49  # the constraint is active
 
 
-def test_online_error_rate_is_test_then_train(monkeypatch):
+def test_online_error_rate_is_test_then_train(monkeypatch, binary_problem):
     rec = _Recorder(monkeypatch, RFDSONClassifier)
-    X, y = _binary(n=250)
+    X, y = binary_problem(n=250)
     clf = RFDSONClassifier(sketch_size=4).fit(X, y)
     p = np.concatenate(rec.predictions)[:, 0]
     mistakes = int(np.sum((p >= 0).astype(int) != y))  # tie p = 0 predicts classes_[1]
@@ -198,8 +191,8 @@ def test_multiclass_one_vs_rest_one_sketch_per_class():
     assert not hasattr(binary, "predict_proba")  # squared loss: no probabilities
 
 
-def test_csr_equals_dense_and_splits_equal_fit():
-    X, y = _binary(n=200, d=10)
+def test_csr_equals_dense_and_splits_equal_fit(binary_problem):
+    X, y = binary_problem(n=200, d=10)
     X[X < 0.3] = 0.0
     dense = RFDSONClassifier(sketch_size=4).fit(X, y)
     csr = RFDSONClassifier(sketch_size=4).fit(sp.csr_matrix(X), y)
@@ -213,8 +206,8 @@ def test_csr_equals_dense_and_splits_equal_fit():
     assert streamed.cumulative_loss_ == dense.cumulative_loss_
 
 
-def test_sample_weight_scales_the_gradient():
-    X, y = _binary(n=150)
+def test_sample_weight_scales_the_gradient(binary_problem):
+    X, y = binary_problem(n=150)
     plain = RFDSONClassifier(sketch_size=4).fit(X, y)
     ones = RFDSONClassifier(sketch_size=4).fit(X, y, sample_weight=np.ones(150))
     np.testing.assert_array_equal(plain.coef_, ones.coef_)
@@ -230,16 +223,16 @@ def test_sample_weight_scales_the_gradient():
         RFDSONClassifier().fit(X, y, sample_weight=-np.ones(150))
 
 
-def test_baselines_need_a_positive_alpha0():
-    X, y = _binary(n=20)
+def test_baselines_need_a_positive_alpha0(binary_problem):
+    X, y = binary_problem(n=20)
     for sketch in ("fd", "full", "diag"):
         with pytest.raises(ValueError, match="alpha0 > 0"):
             RFDSONClassifier(sketch=sketch).fit(X, y)
     RFDSONClassifier(sketch="rfd", alpha0=0.0).fit(X, y)
 
 
-def test_max_iter_shuffle_and_warm_start():
-    X, y = _binary(n=120)
+def test_max_iter_shuffle_and_warm_start(binary_problem):
+    X, y = binary_problem(n=120)
     one = RFDSONClassifier(sketch_size=4).fit(X, y)
     two = RFDSONClassifier(sketch_size=4, max_iter=2).fit(X, y)
     assert two.n_samples_seen_ == 240 and two.n_iter_ == 2
@@ -251,10 +244,9 @@ def test_max_iter_shuffle_and_warm_start():
     assert not np.array_equal(a.coef_, one.coef_)
 
 
-def test_regressor_squared_and_huber():
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((600, 8)) * np.logspace(-1, 1, 8)
-    y = np.clip(X @ rng.standard_normal(8) / 20, -1, 1)
+def test_regressor_squared_and_huber(linear_problem):
+    X, s = linear_problem(n=600, d=8, noise=0.0)
+    y = np.clip(s / 20, -1, 1)
     for loss in ("squared_error", "huber"):
         reg = RFDSONRegressor(loss=loss, sketch_size=4).fit(X, y)
         assert reg.score(X, y) > 0.9, loss
@@ -265,10 +257,10 @@ def test_regressor_squared_and_huber():
     assert np.max(np.abs(unbounded.predict(X))) > 1.0
 
 
-def test_changed_parameters_mid_stream_are_refused_without_touching_state():
+def test_changed_parameters_mid_stream_are_refused_without_touching_state(binary_problem):
     import pickle
 
-    X, y = _binary(n=60)
+    X, y = binary_problem(n=60)
     clf = RFDSONClassifier(sketch_size=4).partial_fit(X, y, classes=[0, 1])
     before = pickle.dumps(clf)
     for params in (

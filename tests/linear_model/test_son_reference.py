@@ -2,7 +2,8 @@
 
 The reference below is a deliberately naive transcription of Algorithm 6 of
 Luo, Chen, Zhang, Li & Zhang, "Robust Frequent Directions with Application in
-Online Learning" (JMLR 2019), run in the SON order of the spec (§2.14):
+Online Learning" (JMLR 2019), run in the order of Algorithm 3 (and of SON, Luo et
+al. 2016): the projection of step ``t`` uses ``H^(t-1)``, its Newton step ``H^(t)``:
 
 * the buffer starts as ``m`` literal zero rows (``B^(0) = 0^{m x d}``) and grows by
   ``np.vstack`` one row per step; when it holds ``2m`` rows it is compacted with
@@ -12,12 +13,17 @@ Online Learning" (JMLR 2019), run in the SON order of the spec (§2.14):
 * the projection onto ``K_t = {|w^T x_t| <= C}`` in the ``H^(t-1)``-norm is the closed
   form ``w = u - tau_C(u^T x) H^{-1} x / (x^T H^{-1} x)`` when ``H`` is nonsingular
   and, when ``alpha = 0``, the paper's ``argmin`` over ``{w_1, w_2}`` (Appendix A)
-  with the corrected projector ``P = V V^T`` in ``w_2`` (spec Appendix Z item 9),
+  with the corrected projector ``P = V V^T`` in ``w_2`` (the paper prints
+  ``V Sigma^{-2} V^T``, which is not the alpha -> 0 limit of the Woodbury form),
   or the printed ``P = V Sigma^{-2} V^T`` for the negative control;
-* ``eta_t = learning_rate / t`` with ``t`` counted from 1, ``mu`` from spec §2.16.
+* ``eta_t = learning_rate / t`` with ``t`` counted from 1 (Algorithm 3's ``t = 0``
+  would give ``1/0``), ``mu = min l'' / max l'^2`` (§3.1; ``1/(8C^2)`` for the squared
+  loss).
 
-FULL-ON uses the exact ``H = alpha0 I + sum_t c_t g_t g_t^T`` and diagonal AdaGrad
-follows spec §2.15. The closed-form projections are also checked against a
+FULL-ON uses the exact ``H = alpha0 I + sum_t c_t g_t g_t^T`` of eq. (4), and
+diagonal AdaGrad (a baseline the paper names in §6.2 without defining it) steps
+``u = w - g / D`` with ``D = alpha0 + sqrt(sum g^2)`` and projects in the
+``D``-norm. The closed-form projections are also checked against a
 generic constrained solver (``scipy.optimize``) on recorded steps.
 """
 
@@ -31,14 +37,14 @@ from scipy.optimize import minimize
 from skonline.linear_model import RFDSONClassifier, RFDSONRegressor
 
 RTOL = 1e-10  # relative agreement required between the estimator and the transcription
-SOLVE_RTOL = 1e-10  # spec §4 item 3: alpha <= SOLVE_RTOL * lambda_max(B B^T) counts as zero
+SOLVE_RTOL = 1e-10  # alpha <= SOLVE_RTOL * lambda_max(B B^T) counts as zero (solve_rtol)
 RANK_RTOL = 1e-7  # singular values of B below RANK_RTOL * sigma_1 count as zero
-NULL_TOL = 1e-10  # spec §4 item 4: ||(I - P) x||^2 > NULL_TOL ||x||^2 selects w_2
+NULL_TOL = 1e-10  # ||(I - P) x||^2 > NULL_TOL ||x||^2 selects w_2 of Appendix A
 
 
 # ----------------------------------------------------------------------------- losses
 def _loss(name, p, y):
-    """``(l(p; y), l'(p; y))`` from the table of spec §2.16, written out independently."""
+    """``(l(p; y), l'(p; y))`` of the loss table, written out independently."""
     if name == "squared_error":
         return (p - y) ** 2, 2.0 * (p - y)
     if name == "log_loss":
@@ -55,7 +61,7 @@ def _loss(name, p, y):
 
 
 def _mu_auto(name, C):
-    """Assumption 2's constant: min l'' / max l'^2 over |p| <= C (spec §2.16)."""
+    """Assumption 2's constant: min l'' / max l'^2 over |p| <= C (§3.1)."""
     if C is None:
         return 0.0
     if name == "squared_error":
@@ -139,7 +145,7 @@ class _Sketch:
 
 
 class _Full:
-    """FULL-ON with the exact ``H = alpha0 I + sum_t c_t g_t g_t^T`` (spec §2.11)."""
+    """FULL-ON with the exact ``H = alpha0 I + sum_t c_t g_t g_t^T`` (eq. 4)."""
 
     def __init__(self, d, alpha0):
         self.Hm = alpha0 * np.eye(d)
@@ -163,7 +169,7 @@ class _Full:
 
 
 class _Diag:
-    """Diagonal AdaGrad (spec §2.15): D = alpha0 + sqrt(sum g^2), step 1, D-norm projection."""
+    """Diagonal AdaGrad (§6.2's baseline): D = alpha0 + sqrt(sum g^2), step 1, D-norm projection."""
 
     def __init__(self, d, alpha0):
         self.alpha0, self.s = alpha0, np.zeros(d)
@@ -211,7 +217,7 @@ def reference_son(
 
     ``y`` holds the +-1 (classification) or real (regression) targets of the loss.
     The prediction after a projection is ``w^T x`` evaluated as ``clip(u^T x, -C, C)``
-    (equal in exact arithmetic, spec §2.10 and §2.14 step 3): the rounded product
+    (equal in exact arithmetic by the closed form of eq. (2)'s projection): the rounded product
     would let one ulp decide the hinge's subgradient on the boundary ``y p = C = 1``.
     ``printed_w2`` uses the paper's printed (erroneous) ``w_2`` and ``stale_newton``
     takes the Newton step with ``H^(t-1)`` (before the sketch update): both exist
@@ -615,7 +621,7 @@ def test_prediction_semantics_use_the_final_unprojected_iterate():
     np.testing.assert_allclose(
         clf.predict_proba(Xnew)[:, 1], 1 / (1 + np.exp(-np.clip(raw, -1, 1))), rtol=1e-9
     )
-    zero = np.zeros((1, X.shape[1]))  # the tie p = 0 predicts classes_[1] (spec §8 item 19)
+    zero = np.zeros((1, X.shape[1]))  # the tie p = 0 predicts classes_[1] (skonline's rule)
     tie = RFDSONClassifier(sketch_size=4, fit_intercept=False).partial_fit(
         zero, LABELS[:1], classes=LABELS
     )
@@ -663,7 +669,7 @@ class _RecordingClassifier(RFDSONClassifier):
 
 @pytest.mark.parametrize("sketch", ["rfd0", "rfd0.5", "full1", "diag1"])
 def test_predictions_after_a_projection_are_exactly_clipped(sketch):
-    """p_t = clip(u_t^T x_t, -C, C) exactly (spec §2.10, §2.14 step 3), not the rounded w^T x.
+    """p_t = clip(u_t^T x_t, -C, C) exactly (eq. (2)'s closed form), not the rounded w^T x.
 
     Found by this file: with p = w^T x, bound=1 and the hinge loss, y p landed one ulp
     below or above the kink y p = 1 on active projections, so rounding chose the
