@@ -365,7 +365,7 @@ def density_pass(
     d = n - n_components
     eta = float(learning_rate)
     cumulative = update == "cumulative"
-    floor = float(eigenvalue_floor)
+    floor = 0.0 if cumulative else float(eigenvalue_floor)
     bulk = new.is_bulk
     U, log_w, gamma = new.U, new.log_w, new.gamma
     B, R, log_bulk = new.basis, new.rotation, new.log_bulk

@@ -284,14 +284,53 @@ def test_infinite_mean_prior_clamps_the_mean():
     np.testing.assert_allclose(est.loss_history_, ref.loss_history_, rtol=1e-12)
 
 
-def test_large_eta_cumulative_is_follow_the_leader():
+@pytest.mark.parametrize("floor", [0.0, 1e-16])
+def test_large_eta_cumulative_is_follow_the_leader(floor):
     X = switching_stream(12, n=10, seg=60)
-    # eigenvalue_floor=0: a floor would tie every non-top direction at the floor
+    # the cumulative update applies no floor (a floor would tie every non-top direction)
     est = RandomizedOnlinePCA(
-        n_components=2, learning_rate=1e3, update="cumulative", eigenvalue_floor=0
+        n_components=2, learning_rate=1e3, update="cumulative", eigenvalue_floor=floor
     ).fit(X)
     top = np.linalg.eigh(X.T @ X)[1][:, -2:]
     np.testing.assert_allclose(est.components_.T @ est.components_, top @ top.T, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("solver", "center"), [("dense", False), ("bulk", True), ("secular", False)]
+)
+def test_cumulative_floor_keeps_the_order_of_small_directions(solver, center):
+    """Issue 10, defect 1: the default floor must not tie the kept directions.
+
+    With ``eigenvalue_floor=1e-16`` applied to ``softmax(-eta C)``, every
+    direction whose weight falls 36.8 nats (``ln 1e16``) below the largest was
+    floored to the same value: after about ``36.8 / (eta · variance gap)`` rows
+    the kept directions and the next one tied, ``components_`` became an
+    arbitrary pick among them and the expected loss about twice the optimum.
+    The default must follow the exact (floor 0) update over 20 000 rows.
+    """
+    n, k, T, eta = 5, 2, 20_000, 1.0
+    rng = np.random.default_rng(30)
+    X = rng.standard_normal((T, n)) * np.sqrt([0.3, 0.2, 0.1, 0.05, 0.02])
+    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+    kw = dict(n_components=k, learning_rate=eta, update="cumulative", center=center, solver=solver)
+    default = RandomizedOnlinePCA(keep_history=True, **kw).fit(X)  # eigenvalue_floor=1e-16
+    exact = RandomizedOnlinePCA(eigenvalue_floor=0.0, keep_history=True, **kw).fit(X)
+    np.testing.assert_array_equal(default.loss_history_, exact.loss_history_)
+    np.testing.assert_array_equal(default.density_log_eigenvalues_, exact.density_log_eigenvalues_)
+    # the kept directions keep their order: no tie among the k + 1 smallest weights
+    assert np.all(np.diff(default.density_log_eigenvalues_[: k + 1]) > 0)
+    # and they are the top-k eigenvectors of the (centred) scatter (Lemma 7). The basis is
+    # rotated by T rank-one updates, each exact to eps relative to ||C||; a subspace moves by
+    # the error over the eigengap.
+    Xc = X - X.mean(axis=0) if center else X
+    lam, V = np.linalg.eigh(Xc.T @ Xc)
+    tol = T * np.finfo(float).eps * lam[-1] / (lam[-k] - lam[-k - 1])
+    P = default.components_.T @ default.components_
+    np.testing.assert_allclose(P, V[:, -k:] @ V[:, -k:].T, rtol=0, atol=tol)
+    if not center:  # Theorem 6 (the uncentred Alg. 6 has Alg. 5's bound), rows of norm <= 1
+        d = n - k
+        L = lam[:d].sum()
+        assert default.cumulative_loss_ <= (eta * L + d * np.log(n / d)) / (1 - np.exp(-eta))
 
 
 def test_incremental_equals_cumulative_without_capping():
