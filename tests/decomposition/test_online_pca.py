@@ -562,6 +562,38 @@ def test_history_is_off_by_default():
     assert est.loss_history_.sum() == pytest.approx(est.cumulative_loss_)
 
 
+@pytest.mark.parametrize(
+    "est",
+    [
+        AdaptiveOnlinePCA(n_components=2),
+        RandomizedOnlinePCA(n_components=2, record_realized_loss=True, random_state=0),
+        OnlineVarianceMinimizer(),
+        AdaptiveSubsetHedge(n_kept=2),
+    ],
+    ids=lambda est: type(est).__name__,
+)
+def test_keep_history_set_mid_stream_is_refused_before_the_batch(est):
+    """Issue 10, defect 4: ``set_params(keep_history=True)`` mid-stream.
+
+    The next ``partial_fit`` used to apply the batch, then fail with an
+    ``AttributeError`` on the missing history; every retry applied it again
+    (rows counted 40 -> 80 -> 120). ``keep_history`` is now fixed at the first
+    call: the error names it and comes before anything is applied.
+    """
+    X = switching_stream(31, n=6, seg=40)
+    est = pickle.loads(pickle.dumps(est)).partial_fit(X[:40])
+    before = pickle.dumps(est)
+    for _ in range(3):  # retries never apply the batch
+        est.set_params(keep_history=True)
+        with pytest.raises(ValueError, match="keep_history"):
+            est.partial_fit(X[40:80])
+        assert est.n_samples_seen_ == 40
+        assert pickle.dumps(est.set_params(keep_history=False)) == before
+    est.set_params(keep_history=True).fit(X)  # fit starts a new stream with the history
+    assert est.loss_history_.shape == (120,)
+    assert est.loss_history_.sum() == pytest.approx(est.cumulative_loss_, rel=1e-12)
+
+
 def test_sparse_input_matches_dense():
     sp = pytest.importorskip("scipy.sparse")
     X = switching_stream(25, n=8, seg=20)

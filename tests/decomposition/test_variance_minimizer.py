@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 from scipy.special import logsumexp
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
-from skonline.decomposition import OnlineVarianceMinimizer
+from skonline.decomposition import OnlineVarianceMinimizer, _variance_minimizer
 from skonline.decomposition._variance_minimizer import theory_variance_parameters
 
 
@@ -141,6 +143,43 @@ def test_covariance_validation_keeps_state():
         with pytest.raises(ValueError):
             est.partial_fit_covariances(C)
         assert pickle.dumps(est) == before
+
+
+def test_covariances_follow_the_state_contract(monkeypatch):
+    """partial_fit_covariances: frozen parameters, one transaction, unfitted stays unfitted."""
+    X = regime_stream(11, n=4, seg=10, n_seg=1)
+    C = np.einsum("ti,tj->tij", X, X)
+    real_pass = _variance_minimizer.variance_pass
+
+    def failing_pass(*args, **kwargs):
+        real_pass(*args, **kwargs)
+        raise FloatingPointError("simulated failure at the end of the pass")
+
+    est = OnlineVarianceMinimizer()
+    with monkeypatch.context() as m:
+        m.setattr(_variance_minimizer, "variance_pass", failing_pass)
+        with pytest.raises(FloatingPointError, match="simulated"):
+            est.partial_fit_covariances(C)
+    assert not hasattr(est, "n_features_in_")
+    with pytest.raises(NotFittedError):
+        check_is_fitted(est)
+    est.partial_fit_covariances(C[:5])
+    before, state = pickle.dumps(est), est._state
+    with monkeypatch.context() as m:
+        m.setattr(_variance_minimizer, "variance_pass", failing_pass)
+        with pytest.raises(FloatingPointError, match="simulated"):
+            est.partial_fit_covariances(C[5:])
+    assert pickle.dumps(est) == before
+    for param, value in (("domain", "simplex"), ("keep_history", True)):
+        est.set_params(**{param: value})
+        with pytest.raises(ValueError, match=param):
+            est.partial_fit_covariances(C[5:])
+        est.set_params(**{param: OnlineVarianceMinimizer().get_params()[param]})
+        assert pickle.dumps(est) == before
+    snapshot = pickle.dumps(state)
+    est.partial_fit_covariances(C[5:])
+    assert est.n_samples_seen_ == 10
+    assert est._state is not state and pickle.dumps(state) == snapshot  # a pure pass
 
 
 # --------------------------------------------------------------------- bounds
