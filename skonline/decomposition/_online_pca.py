@@ -561,6 +561,10 @@ _SHARED_ATTRS = """\
     density_matrix_ : ndarray of shape (n_features, n_features)
         ``W`` formed on demand; ``expected_projection_`` is ``I - (n-k)W``.
 
+    average_density_ : ndarray of shape (n_features, n_features)
+        The average of the density matrices used on the rows seen; only with
+        ``transform_mode="average"``.
+
     n_features_in_ : int
         Number of features seen during the first fit.
 
@@ -674,11 +678,11 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         fixed_share=1e-5,
         horizon=None,
         loss_bound=None,
-        row_norm="none",
+        eigenvalue_floor=1e-16,
         transform_mode="deterministic",
         sampler="decomposition",
-        eigenvalue_floor=1e-16,
         keep_history=False,
+        row_norm="none",
         solver="auto",
         random_state=None,
     ):
@@ -687,11 +691,11 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         self.fixed_share = fixed_share
         self.horizon = horizon
         self.loss_bound = loss_bound
-        self.row_norm = row_norm
+        self.eigenvalue_floor = eigenvalue_floor
         self.transform_mode = transform_mode
         self.sampler = sampler
-        self.eigenvalue_floor = eigenvalue_floor
         self.keep_history = keep_history
+        self.row_norm = row_norm
         self.solver = solver
         self.random_state = random_state
 
@@ -805,7 +809,6 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     mixing_rate : float, default=0.0
         The mixing rate ``a`` in ``[0, 1)``.
 
-{_SHARED_PARAMS}
     record_realized_loss : bool, default=False
         Also sample a projection at every row (one uniform from
         ``random_state``) and accumulate its loss in
@@ -813,6 +816,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         ``keep_history``). Fixed at the first call, and so is
         ``random_state`` when it is on.
 
+{_SHARED_PARAMS}
     Attributes
     ----------
     mean_ : ndarray of shape (n_features,)
@@ -877,10 +881,10 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         initial_mean=None,
         mixing=None,
         mixing_rate=0.0,
+        record_realized_loss=False,
         eigenvalue_floor=1e-16,
         transform_mode="deterministic",
         sampler="decomposition",
-        record_realized_loss=False,
         keep_history=False,
         row_norm="none",
         solver="auto",
@@ -895,10 +899,10 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         self.initial_mean = initial_mean
         self.mixing = mixing
         self.mixing_rate = mixing_rate
+        self.record_realized_loss = record_realized_loss
         self.eigenvalue_floor = eigenvalue_floor
         self.transform_mode = transform_mode
         self.sampler = sampler
-        self.record_realized_loss = record_realized_loss
         self.keep_history = keep_history
         self.row_norm = row_norm
         self.solver = solver
