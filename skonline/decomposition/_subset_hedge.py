@@ -56,7 +56,7 @@ def hedge_pass(state, loss_vectors, *, n_kept, learning_rate, fixed_share):
     for i, loss_vector in enumerate(L):
         losses[i] = d * float(np.exp(log_w) @ loss_vector)
         log_w = capped_hedge_step(
-            log_w, loss_vector, float(learning_rate), d, alpha=float(fixed_share)
+            log_w, loss_vector, float(learning_rate), d, fixed_share=float(fixed_share)
         )
     new = dataclasses.replace(
         state.copy(), log_w=log_w, n_samples_seen=state.n_samples_seen + L.shape[0]

@@ -41,15 +41,15 @@ def theory_variance_parameters(domain, n_features, horizon, loss_bound=None):
     ``eta = c/(1+c)``, with ``L = T`` unless given.
     """
     T, n = float(horizon), n_features
-    alpha = 1.0 / (T + 1.0)
+    share = 1.0 / (T + 1.0)
     ell = np.log(n * (1.0 + T))
     if domain == "sphere":
         if loss_bound is None:
-            return float(np.sqrt(ell / T)), alpha
-        return float(np.log1p(np.sqrt(2.0 * (ell + 1.0) / float(loss_bound)))), alpha
+            return float(np.sqrt(ell / T)), share
+        return float(np.log1p(np.sqrt(2.0 * (ell + 1.0) / float(loss_bound)))), share
     L = T if loss_bound is None else float(loss_bound)
     c = np.sqrt(2.0 * ell + 2.0) / np.sqrt(L)
-    return float(c / (1.0 + c)), alpha
+    return float(c / (1.0 + c)), share
 
 
 def simplex_step(log_y, grad, learning_rate, fixed_share):
