@@ -66,7 +66,12 @@ from skonline.evaluation import (
     top_subspace,
 )
 
-MEASURED_MODULES = ("skonline.decomposition._online_pca", "skonline.utils._capping")
+MEASURED_MODULES = (
+    "skonline.decomposition._online_pca",
+    "skonline.decomposition._online_pca_kernels",
+    "skonline.utils._capping",
+    "skonline.utils._density",
+)
 
 
 @dataclass(frozen=True)
@@ -280,25 +285,25 @@ def run_drift_stream(name, X, segments, cfg, k=2):
         for i, (a, b) in enumerate(zip(starts, ends, strict=True))
         for _ in range(b - a)
     ]
-    eta, alpha = (1.0, 1e-5) if name.startswith("switching") else (5.0, 1e-4)
+    eta, share = (1.0, 1e-5) if name.startswith("switching") else (5.0, 1e-4)
     learners = [
         (
-            f"AdaptiveOnlinePCA (eta={eta:g}, alpha={alpha:g})",
-            AdaptiveOnlinePCA(n_components=k, learning_rate=eta, alpha=alpha),
+            f"AdaptiveOnlinePCA (eta={eta:g}, fixed_share={share:g})",
+            AdaptiveOnlinePCA(n_components=k, learning_rate=eta, fixed_share=share),
         ),
         (
             f"RandomizedOnlinePCA incremental (eta={eta:g})",
             RandomizedOnlinePCA(n_components=k, learning_rate=eta),
         ),
         (
-            f"RandomizedOnlinePCA past mixing (eta={eta:g}, alpha=1e-3)",
-            RandomizedOnlinePCA(n_components=k, learning_rate=eta, mixing="past", alpha=1e-3),
+            f"RandomizedOnlinePCA past mixing (eta={eta:g}, mixing_rate=1e-3)",
+            RandomizedOnlinePCA(n_components=k, learning_rate=eta, mixing="past", mixing_rate=1e-3),
         ),
     ]
     rows = []
     for label, est in learners:
         row = _prequential(label, est, X, bases_per_row, switches)
-        row["expected_loss"] = est.cumulative_expected_loss_
+        row["expected_loss"] = est.cumulative_loss_
         rows.append(row)
     rows.append(
         _prequential(

@@ -102,8 +102,8 @@ def online_pca_rows(k=2, batch=10):
     rows = []
     for label, est in (
         (
-            "AdaptiveOnlinePCA(learning_rate=5, alpha=1e-4)",
-            AdaptiveOnlinePCA(k, learning_rate=5.0, alpha=1e-4),
+            "AdaptiveOnlinePCA(learning_rate=5, fixed_share=1e-4)",
+            AdaptiveOnlinePCA(k, learning_rate=5.0, fixed_share=1e-4),
         ),
         ("RandomizedOnlinePCA(learning_rate=5)", RandomizedOnlinePCA(k, learning_rate=5.0)),
         ("sklearn IncrementalPCA", IncrementalPCA(n_components=k)),
@@ -237,12 +237,12 @@ def main():
     print("\nOnline PCA on a drifting stream: the digits class after class (0, 1, …, 9),")
     print("rows scaled to norm <= 1, k = 2, batches of 10; each batch is compressed by the")
     print("subspace learned before it (test-then-train loss, lower is better):")
-    header = f"  {'estimator':<44} {'rows/s':>10} {'loss':>11}"
+    header = f"  {'estimator':<52} {'rows/s':>10} {'loss':>11}"
     print(header)
     print("  " + "-" * (len(header) - 2))
     for label, speed, loss in online_pca_rows():
         speed_txt = "—" if np.isnan(speed) else f"{speed:,.0f}"
-        print(f"  {label:<44} {speed_txt:>10} {loss:>11.2f}")
+        print(f"  {label:<52} {speed_txt:>10} {loss:>11.2f}")
     print(
         "  Both regret-bounded learners re-learn each new class within a few dozen rows\n"
         "  (AdaptiveOnlinePCA's bound holds on every interval); IncrementalPCA weighs all\n"

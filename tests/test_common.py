@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skonline
+from skonline.decomposition import AdaptiveSubsetHedge
 from skonline.utils.estimator_checks import parametrize_with_online_checks
 
 
@@ -32,7 +33,11 @@ def _instances():
     for cls in _public_estimators():
         params = {k: v for k, v in _SMALL.items() if k in cls().get_params()}
         out.append(cls(**params))
-    return out + _VARIANTS
+    return out + _NOT_EXPORTED_AT_TOP_LEVEL + _VARIANTS
+
+
+# Public estimators exported from their subpackage only (not from ``skonline``).
+_NOT_EXPORTED_AT_TOP_LEVEL = [AdaptiveSubsetHedge(random_state=0)]
 
 
 # Non-default settings that change code paths (variants, back-ends, losses). FD-SON
@@ -46,16 +51,21 @@ _VARIANTS = [
     skonline.RFDSONClassifier(sketch="full", alpha0=1.0, loss="smooth_hinge"),
     skonline.RFDSONClassifier(sketch="diag", alpha0=1.0, buffer_init="empty"),
     skonline.RFDSONRegressor(sketch="diag", alpha0=1.0),
-    skonline.AdaptiveOnlinePCA(alpha=0.1, row_norm="clip", transform_mode="average"),
+    skonline.AdaptiveOnlinePCA(fixed_share=0.1, row_norm="clip", transform_mode="average"),
     skonline.AdaptiveOnlinePCA(solver="dense", sampler="systematic", transform_mode="sample"),
     skonline.RandomizedOnlinePCA(update="cumulative", center=True, sampler="systematic"),
-    skonline.RandomizedOnlinePCA(solver="secular", mixing="uniform", alpha=0.1),
-    skonline.RandomizedOnlinePCA(mixing="past", alpha=0.01, transform_mode="mode"),
+    skonline.RandomizedOnlinePCA(solver="secular", mixing="uniform", mixing_rate=0.1),
+    skonline.RandomizedOnlinePCA(mixing="past", mixing_rate=0.01, transform_mode="mode"),
     skonline.RandomizedOnlinePCA(
-        mixing="uniform", alpha=0.01, record_realized_loss=True, random_state=0, keep_history=True
+        mixing="uniform",
+        mixing_rate=0.01,
+        record_realized_loss=True,
+        random_state=0,
+        keep_history=True,
     ),
     skonline.OnlineVarianceMinimizer(domain="simplex"),
     skonline.OnlineVarianceMinimizer(horizon=200, row_norm="clip", keep_history=True),
+    AdaptiveSubsetHedge(learning_rate=3.0, fixed_share=0, sampler="systematic", keep_history=True),
     skonline.ScaleInvariantClassifier(variant="full"),
     skonline.ScaleInvariantClassifier(loss="hinge", time_counter="per_feature"),
     skonline.ScaleInvariantClassifier(center=True, multi_class="multinomial"),
@@ -116,7 +126,11 @@ def test_online_behaviour(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls",
+    _public_estimators() + [type(est) for est in _NOT_EXPORTED_AT_TOP_LEVEL],
+    ids=lambda c: c.__name__,
+)
 def test_default_construction_and_docstring_example(cls):
     """Defaults are valid and stored as given; the docstring has a doctested example."""
     import re

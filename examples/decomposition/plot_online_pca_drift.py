@@ -43,7 +43,7 @@ X, segments, _ = make_switching_subspaces(3, 200, 20, 2, random_state=0)
 
 def expected_losses(estimator, X):
     """Cumulative expected loss of a randomized online PCA, one pass over X."""
-    return np.cumsum(estimator.set_params(keep_history=True).fit(X).expected_losses_)
+    return np.cumsum(estimator.set_params(keep_history=True).fit(X).loss_history_)
 
 
 def incremental_pca_losses(X, k, batch=10):
@@ -60,10 +60,10 @@ def incremental_pca_losses(X, k, batch=10):
     return np.cumsum(np.concatenate(out))
 
 
-def curves(X, k, eta, alpha):
+def curves(X, k, eta, fixed_share):
     return {
-        f"AdaptiveOnlinePCA (η={eta:g}, α={alpha:g})": expected_losses(
-            AdaptiveOnlinePCA(n_components=k, learning_rate=eta, alpha=alpha), X
+        f"AdaptiveOnlinePCA (η={eta:g}, fixed share {fixed_share:g})": expected_losses(
+            AdaptiveOnlinePCA(n_components=k, learning_rate=eta, fixed_share=fixed_share), X
         ),
         f"RandomizedOnlinePCA (η={eta:g})": expected_losses(
             RandomizedOnlinePCA(n_components=k, learning_rate=eta), X
@@ -82,7 +82,7 @@ def plot(ax, results, switches, title):
     ax.set(xlabel="rows seen", ylabel="cumulative compression loss", title=title)
 
 
-toy = curves(X, 2, eta=1.0, alpha=1e-5)
+toy = curves(X, 2, eta=1.0, fixed_share=1e-5)
 for label, c in toy.items():
     print(f"{label:40s} {c[-1]:8.2f}")
 
@@ -97,9 +97,9 @@ for label, c in toy.items():
 # -----------------------
 # All 1797 images, class after class, divided by the largest row norm
 # (``‖x‖ ≤ 1``, relative weights kept); k = 2 and the faces setting of
-# Yuan & Lamperski (η = 5, α = 1e-4).
+# Yuan & Lamperski (η = 5, fixed share 1e-4).
 Xd, seg_d = make_digits_stream(scaling="global")
-digits = curves(Xd, 2, eta=5.0, alpha=1e-4)
+digits = curves(Xd, 2, eta=5.0, fixed_share=1e-4)
 for label, c in digits.items():
     print(f"{label:40s} {c[-1]:8.2f}")
 

@@ -7,183 +7,47 @@ mean) and the §8 mixing updates. Yuan & Lamperski, "Online Adaptive Principal
 Component Analysis and Its Extensions", ICML 2019: Algorithm 4 (fixed share
 before capping, adaptive regret on every interval).
 
-Both learners hold a density matrix ``W`` (trace one, eigenvalues at most
-``1/(n-k)``) over the directions to **discard**: the expected compression loss
-of a row is ``(n-k) xᵀWx``, the kept subspace is spanned by the eigenvectors
-with the ``k`` smallest eigenvalues. ``W`` is stored as eigenvectors plus
-log-eigenvalues; one row costs one ``n × n`` symmetric eigendecomposition
-(:func:`skonline.utils._density.meg_eigen_step`) plus ``O(n log n)`` for the
-log-domain softmax, floor, fixed share and capping
-(:func:`skonline.utils._capping.spectral_step`).
+The estimators validate, hold a :class:`~._online_pca_kernels.DensityState`
+and read it out; the per-row update and the density-matrix representation
+are in :mod:`._online_pca_kernels`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_array, gen_batches
+from sklearn.utils import check_array
 from sklearn.utils.extmath import safe_sparse_dot
 
-from .._legacy_base import OnlineEstimator
-from ..utils._capping import mixture_decomposition, sample_corner, spectral_step
-from ..utils._density import (
-    dense_from_eigen,
-    log_eigenvalues_from_dense,
-    meg_eigen_step,
-    sign_fixed,
-)
+from ..base import OnlineEstimator, OnlineLossMixin
+from ..utils._capping import mixture_decomposition, sample_corner
+from ..utils._density import dense_from_eigen, sign_fixed
+from ..utils._random import as_generator
+from ..utils._rows import check_row_norms, dense_row_blocks, prepare_rows
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
+from ._online_pca_kernels import (
+    density_pass,
+    eigenvector_columns,
+    full_log_eigenvalues,
+    init_density_state,
+    quadratic_form,
+    theory_adaptive_parameters,
+    theory_static_learning_rate,
+)
 
-__all__ = ["AdaptiveOnlinePCA", "RandomizedOnlinePCA", "check_row_norms", "prepare_rows"]
-
-#: Rows above this norm are rejected by ``row_norm="error"``.
-_NORM_TOL = 1e-12
-#: The eigenbasis (or the low-rank rotation) is re-orthonormalised every this many rows.
-_REORTHONORMALIZE = 128
-#: solver="auto" uses the secular eigen-update from this data-span dimension on.
-_SECULAR_MIN = 64
-#: Rows are densified in chunks of this many rows (CSR input).
-_CHUNK = 256
-
-
-# ----------------------------------------------------------------- kernels
-def prepare_rows(X, row_norm):
-    """Rows as the update sees them: ``"clip"`` rescales rows of norm > 1 to norm 1.
-
-    ``"none"`` and ``"error"`` return ``X`` unchanged (``"error"`` is enforced
-    at validation). Never writes into ``X``.
-    """
-    if row_norm != "clip":
-        return X
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    scale = np.where(norms > 1.0, 1.0 / np.where(norms > 1.0, norms, 1.0), 1.0)
-    return X * scale[:, None]
+__all__ = ["AdaptiveOnlinePCA", "RandomizedOnlinePCA"]
 
 
-def check_row_norms(X, row_norm):
-    """With ``row_norm="error"``, raise ``ValueError`` if a row of ``X`` has norm above 1."""
-    if row_norm != "error":
-        return
-    sq = (
-        np.asarray(X.multiply(X).sum(axis=1)).ravel()
-        if sp.issparse(X)
-        else np.einsum("ij,ij->i", X, X)
-    )
-    bad = np.flatnonzero(sq > (1.0 + _NORM_TOL) ** 2)
-    if bad.size:
-        raise ValueError(
-            f"row {bad[0]} of X has norm {np.sqrt(sq[bad[0]]):.6g} > 1 and row_norm='error'; "
-            "the guarantees need ||x|| <= 1. Rescale the data, or use row_norm='clip' "
-            "or 'none'."
-        )
-
-
-def theory_adaptive_parameters(n_features, n_components, horizon, loss_bound=None):
-    """Theorem 3 of Yuan & Lamperski: ``(eta, alpha)`` for horizon ``T``.
-
-    ``alpha = 1/(T(n-k)+1)``, ``D = (n-k) ln(n(1+(n-k)T)) + 1``,
-    ``eta = ln(1 + sqrt(2D/L))``, with ``L = T`` (the trivial bound for
-    ``||x|| <= 1``) unless ``loss_bound`` is given. The adaptive regret on
-    every interval is then at most ``sqrt(2LD) + D``.
-    """
-    d = n_features - n_components
-    T = float(horizon)
-    L = T if loss_bound is None else float(loss_bound)
-    D = d * np.log(n_features * (1.0 + d * T)) + 1.0
-    return float(np.log1p(np.sqrt(2.0 * D / L))), 1.0 / (T * d + 1.0)
-
-
-def theory_static_learning_rate(n_features, n_components, loss_budget):
-    """Warmuth & Kuzmin eq. (3)/(7): ``eta = ln(1 + sqrt(2D/L))``.
-
-    ``D = k ln(n/k)`` when ``k <= n/2``, else ``(n-k) ln(n/(n-k))`` (spec A9);
-    the static regret is then at most ``sqrt(2 L D) + D``.
-    """
-    n, k = n_features, n_components
-    D = k * np.log(n / k) if k <= n / 2 else (n - k) * np.log(n / (n - k))
-    return float(np.log1p(np.sqrt(2.0 * D / float(loss_budget))))
-
-
-def bulk_coordinates(B, R, y, *, tol=1e-12):
-    """Coordinates of ``y`` in the low-rank eigenbasis ``B R``, growing it if needed.
-
-    ``B`` (n × m, orthonormal columns) spans the data seen so far and ``R``
-    (m × m, orthogonal) rotates it onto the eigenvectors of ``W``; the
-    orthogonal complement of ``B`` is one eigenspace of ``W`` (the "bulk",
-    untouched by the data). The residual of ``y`` off ``span(B)`` (classical
-    Gram-Schmidt, twice) becomes a new column of ``B`` when its norm exceeds
-    ``tol · ||y||``; ``R`` is extended by a 1. ``O(n m + m²)``.
-
-    Returns
-    -------
-    B, R : the (possibly extended) basis and rotation (new arrays when extended)
-    z : ndarray of shape (m',)
-        ``(B R)ᵀ y``.
-    grew : bool
-    """
-    c = B.T @ y
-    r = y - B @ c
-    c2 = B.T @ r
-    r = r - B @ c2
-    c = c + c2
-    nr = float(np.sqrt(r @ r))
-    grew = B.shape[1] < B.shape[0] and nr > tol * float(np.sqrt(y @ y)) and nr > 0
-    if grew:
-        m = B.shape[1]
-        B = np.hstack([B, (r / nr)[:, None]])
-        R2 = np.zeros((m + 1, m + 1))
-        R2[:m, :m] = R
-        R2[m, m] = 1.0
-        R = R2
-        c = np.append(c, nr)
-    return B, R, R.T @ c, grew
-
-
-def reorthonormalized(R):
-    """The orthogonal matrix nearest ``R`` column by column (QR, signs kept)."""
-    if R.size == 0:
-        return R
-    Q, T = np.linalg.qr(R)
-    return Q * np.where(np.diag(T) < 0, -1.0, 1.0)
-
-
-def _as_generator(random_state):
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
-    return np.random.default_rng(random_state)
-
-
-def _dense_rows(X):
-    """Yield ``(start, dense float64 block)`` over the rows of ``X``."""
-    for sl in gen_batches(X.shape[0], _CHUNK):
-        block = X[sl]
-        block = block.toarray() if sp.issparse(block) else block
-        yield sl.start, np.ascontiguousarray(block, dtype=np.float64)
-
-
-# --------------------------------------------------------------- estimator
-class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEstimator):
+class _BaseOnlinePCA(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineLossMixin, OnlineEstimator
+):
     """Shared engine: a capped density matrix updated once per row."""
 
     _accept_sparse = "csr"
-    _private_state: tuple[str, ...] = (
-        "_U",
-        "_B",
-        "_R",
-        "_log_bulk",
-        "_log_w",
-        "_gamma",
-        "_past_sum",
-        "_avg_sum",
-        "_rng",
-        "_fitted_params",
-    )
 
     _parameter_constraints: ClassVar[dict] = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
@@ -197,7 +61,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
     }
 
     @property
-    def _constant_memory(self):
+    def _constant_memory(self):  # type: ignore[override]  # the history grows with the stream
         return not self.keep_history
 
     # ----------------------------------------------------- subclass switches
@@ -207,32 +71,14 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
     def _is_centered(self):
         return False
 
-    def _share_before_cap(self):
-        return 0.0
-
-    def _share_after_cap(self):
-        return 0.0
-
     def _mixing_kind(self):
         return None
 
     def _records_realized(self):
         return False
 
-    def _resolve_learning_rate(self, n_features, n_rows):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _state_params(self):
-        """Parameters that shape the state; fixed at the first call."""
-        return (
-            int(self.n_components),
-            self._update_kind(),
-            self._is_centered(),
-            self._mixing_kind(),
-            self.transform_mode == "average",
-            self._records_realized(),
-            self._resolve_solver(),
-        )
+    def _frozen_params(self):
+        return ("n_components", "transform_mode", "solver", "keep_history")
 
     def _bulk_allowed(self):
         return self._mixing_kind() != "past" and self.transform_mode != "average"
@@ -256,190 +102,59 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
                 f"eigenvalue_floor={self.eigenvalue_floor} must be below 1/n_features = "
                 f"{1 / n_features:.3g}."
             )
-
-    def _validate_batch(self, X, y, first_call, from_fit=False):
-        if not first_call and self._fitted_params != self._state_params():
-            raise ValueError(
-                "n_components, update, center, mixing, transform_mode='average', "
-                "record_realized_loss or solver changed since the first partial_fit; call "
-                "fit to start again."
-            )
-        X, y = super()._validate_batch(X, y, first_call)
-        self._check_params(X.shape[1])
         if self.solver in ("bulk", "secular") and not self._bulk_allowed():
             raise ValueError(
                 f"solver={self.solver!r} does not support mixing='past' or "
                 "transform_mode='average' (both need dense n x n matrices); use "
                 "solver='auto' or 'dense'."
             )
+
+    def _validate_batch(self, X, y, first_call, from_fit=False, **fit_params):
+        X, y = self._check_training_data(X, y, first_call)
+        self._check_params(X.shape[1])
         check_row_norms(X, self.row_norm)
-        self._validate_extra(X, first_call, from_fit)
-        return X, y
+        return X, y, self._validate_extra(X, first_call, from_fit)
 
     def _validate_extra(self, X, first_call, from_fit):
-        """Subclass checks that need the batch (e.g. the "auto" tuning)."""
+        """Subclass checks that need the batch; returns the keyword arguments of the pass."""
+        return {}
 
     # ----------------------------------------------------------------- state
-    def _init_state(self, X, y):
-        n = X.shape[1]
-        self._fitted_params = self._state_params()
-        cumulative = self._update_kind() == "cumulative"
-        if self._resolve_solver() != "dense":
-            self._U = None
-            self._B, self._R = np.zeros((n, 0)), np.zeros((0, 0))
-            self._log_w = np.zeros(0)
-            self._gamma = np.zeros(0) if cumulative else None
-        else:
-            self._U, self._B, self._R = np.eye(n), None, None
-            self._log_w = np.full(n, -np.log(n))
-            self._gamma = np.zeros(n) if cumulative else None
-        self._log_bulk = -np.log(n)
-        self._past_sum = np.eye(n) / n if self._mixing_kind() == "past" else None
-        self._avg_sum = np.zeros((n, n)) if self.transform_mode == "average" else None
-        self._rng = _as_generator(self.random_state) if self._records_realized() else None
-        self.n_components_ = int(self.n_components)
-        self.n_samples_seen_ = 0
-        self.cumulative_expected_loss_ = 0.0
-        self.max_row_norm_seen_ = 0.0
-        if self._records_realized():
-            self.cumulative_realized_loss_ = 0.0
-        if self.keep_history:
-            self.expected_losses_ = np.zeros(0)
-            if self._records_realized():
-                self.realized_losses_ = np.zeros(0)
-        self._init_extra(X)
+    def _initial_mean(self, n_features):
+        return None
 
-    def _init_extra(self, X):
-        """Subclass state (the mean, the resolved tuning)."""
+    def _init_state(self, X, y, **kwargs):
+        records = self._records_realized()
+        return init_density_state(
+            X.shape[1],
+            bulk=self._resolve_solver() != "dense",
+            cumulative=self._update_kind() == "cumulative",
+            past_mixing=self._mixing_kind() == "past",
+            average=self.transform_mode == "average",
+            mean=self._initial_mean(X.shape[1]),
+            rng=as_generator(self.random_state) if records else None,
+            keep_history=self.keep_history,
+        )
 
-    def _refresh_rates(self):
-        """Take numeric rates set (``set_params``) since the last call; "auto" stays resolved."""
+    def _pass_params(self, state, n_features, **kwargs):
+        """``(kwargs, fields)``: the learner's arguments of :func:`density_pass` and the
+        resolved rates to record in the new state."""
+        raise NotImplementedError  # pragma: no cover - abstract
 
-    def _update(self, X, y):
-        self._refresh_rates()
-        n = X.shape[1]
-        d = n - self.n_components_
-        floor = float(self.eigenvalue_floor)
-        eta = self.learning_rate_
-        cumulative = self._update_kind() == "cumulative"
-        centered = self._is_centered()
-        realized = self._records_realized()
-        bulk = self._U is None
-        U, log_w = self._U, self._log_w
-        B, R, log_bulk = self._B, self._R, self._log_bulk
-        gamma = self._gamma
-        share_before, share_after = self._share_before_cap(), self._share_after_cap()
-        solver = self._resolve_solver()
-        method = "secular" if solver == "secular" else "eigh"
-        past_sum, avg_sum = self._past_sum, self._avg_sum
-        mean = self.mean_.copy() if centered else None
-        prior = float(getattr(self, "mean_prior", 0.0))
-        t = self.n_samples_seen_
-        m = X.shape[0]
-        exp_losses = np.empty(m)
-        cum_exp = self.cumulative_expected_loss_
-        cum_real = getattr(self, "cumulative_realized_loss_", 0.0)
-        real_losses = np.empty(m) if realized else None
-        max_norm = self.max_row_norm_seen_
-        for start, block in _dense_rows(X):
-            norms = np.sqrt(np.einsum("ij,ij->i", block, block))
-            max_norm = max(max_norm, float(norms.max()))
-            block = prepare_rows(block, self.row_norm)
-            for i, x in enumerate(block):
-                t += 1
-                yv = x - mean if centered else x
-                if bulk:
-                    B, R, z, grew = bulk_coordinates(B, R, yv)
-                    if self.solver == "auto":
-                        method = "secular" if B.shape[1] >= _SECULAR_MIN else "eigh"
-                    if grew:
-                        log_w = np.append(log_w, log_bulk)
-                        if cumulative:
-                            gamma = np.append(gamma, 0.0)
-                    n_bulk = n - B.shape[1]
-                    counts = np.r_[np.ones(B.shape[1]), n_bulk] if n_bulk else None
-                else:
-                    z = U.T @ yv
-                    counts = None
-                w = np.exp(log_w)
-                z2 = z * z
-                loss = d * float(w @ z2)
-                exp_losses[start + i] = loss
-                cum_exp += loss  # row by row: any split of the rows gives the same sum
-                if realized:
-                    if counts is not None:  # the bulk carries no energy of this row
-                        w_full = np.r_[w, np.full(n_bulk, np.exp(log_bulk))]
-                        z2_full = np.r_[z2, np.zeros(n_bulk)]
-                    else:
-                        w_full, z2_full = w, z2
-                    S = sample_corner(w_full / w_full.sum(), d, self._rng, sampler=self.sampler)
-                    loss = float(z2_full[S].sum())
-                    real_losses[start + i] = loss
-                    cum_real += loss
-                if avg_sum is not None:
-                    avg_sum += dense_from_eigen(U, w)
-                if cumulative:
-                    if centered:
-                        c = 1.0 if np.isinf(prior) else (prior + t - 1.0) / (prior + t)
-                    else:
-                        c = 1.0
-                    if bulk:
-                        R, gamma = meg_eigen_step(R, gamma, -c, z=z, method=method)
-                        vals = -eta * gamma
-                    else:
-                        U, gamma = meg_eigen_step(U, gamma, -c, z=z)
-                        vals = -eta * gamma
-                    if centered and not np.isinf(prior):
-                        mean = mean - (mean - x) / (prior + t)
-                    shares = {}
-                    bulk_val = 0.0  # the bulk's gamma is 0
-                else:
-                    if bulk:
-                        R, vals = meg_eigen_step(R, log_w, eta, z=z, method=method)
-                    else:
-                        U, vals = meg_eigen_step(U, log_w, eta, z=z)
-                    shares = {"share_before_cap": share_before, "share_after_cap": share_after}
-                    bulk_val = log_bulk
-                if counts is not None:
-                    new = spectral_step(
-                        np.r_[vals, bulk_val], d, floor=floor, counts=counts, **shares
-                    )
-                    log_w, log_bulk = new[:-1], float(new[-1])
-                else:
-                    log_w = spectral_step(vals, d, floor=floor, **shares)
-                if t % _REORTHONORMALIZE == 0:  # products of rotations drift slowly
-                    if bulk:
-                        R = reorthonormalized(R)
-                    else:
-                        U = reorthonormalized(U)
-                if not cumulative:
-                    if past_sum is not None:
-                        U, log_w, past_sum = self._past_mixing(U, log_w, past_sum, t, d, floor)
-        self._U, self._log_w, self._gamma = U, log_w, gamma
-        self._B, self._R, self._log_bulk = B, R, log_bulk
-        self._past_sum, self._avg_sum = past_sum, avg_sum
-        if centered:
-            self.mean_ = mean
-        self.n_samples_seen_ = t
-        self.max_row_norm_seen_ = max_norm
-        self.cumulative_expected_loss_ = cum_exp
-        if realized:
-            self.cumulative_realized_loss_ = cum_real
-        if self.keep_history:
-            self.expected_losses_ = np.concatenate([self.expected_losses_, exp_losses])
-            if realized:
-                self.realized_losses_ = np.concatenate([self.realized_losses_, real_losses])
-
-    def _past_mixing(self, U, log_w, past_sum, t, d, floor):
-        """Eq. (20): ``W <- (1-a) W + a (sum_{q<t} W^q)/t`` (pre-mixing ``W^q``, ``W^0 = I/n``)."""
-        alpha = float(self.alpha)
-        W_pre = dense_from_eigen(U, np.exp(log_w))
-        mixed = (1.0 - alpha) * W_pre + (alpha / t) * past_sum
-        past_sum = past_sum + W_pre
-        U, log_lam = log_eigenvalues_from_dense(mixed, lower=max(floor, 1e-300))
-        # convex combination of capped matrices: re-cap only against rounding
-        log_lam = spectral_step(log_lam, d)
-        return U, log_lam, past_sum
+    def _partial_fit_state(self, state, X, y, **kwargs):
+        frozen = state.frozen
+        pass_kwargs, fields = self._pass_params(state, X.shape[1], **kwargs)
+        new, _ = density_pass(
+            state,
+            X,
+            n_components=frozen["n_components"],
+            solver=frozen["solver"],
+            eigenvalue_floor=float(self.eigenvalue_floor),
+            row_norm=self.row_norm,
+            sampler=self.sampler,
+            **pass_kwargs,
+        )
+        return dataclasses.replace(new, **fields)
 
     # ------------------------------------------------------------ fitting API
     @_fit_context(prefer_skip_nested_validation=True)
@@ -448,16 +163,22 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
 
         Before each row's update its expected compression loss
         ``(n-k) x̃ᵀWx̃`` (``x̃`` the prepared row, centred by the previous mean
-        when the mean is learned) is added to ``cumulative_expected_loss_``.
+        when the mean is learned) is added to ``cumulative_loss_``. The whole
+        batch is validated first; if anything fails the estimator is left as
+        it was.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : Ignored
+            The rows, in stream order. CSR input is densified a block of rows
+            at a time.
+        y : None
+            Ignored; present for API consistency.
 
         Returns
         -------
         self : object
+            The estimator, updated.
         """
         return self._online_partial_fit(X)
 
@@ -470,46 +191,38 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : Ignored
+            The rows, in stream order.
+        y : None
+            Ignored; present for API consistency.
 
         Returns
         -------
         self : object
+            The fitted estimator.
         """
         return self._online_fit(X, from_fit=True)
 
     # ----------------------------------------------------- fitted quantities
+    @property
+    def n_components_(self):
+        """int: ``k``, the dimension kept (fixed at the first call)."""
+        return int(self._fitted_state().frozen["n_components"])
+
+    @property
+    def learning_rate_(self):
+        """float: the learning rate of the last pass (``"auto"`` resolved)."""
+        return float(self._fitted_state().learning_rate)
+
+    @property
+    def max_row_norm_seen_(self):
+        """float: the largest raw row norm seen (before ``row_norm``)."""
+        return float(self._fitted_state().max_row_norm)
+
     def _full_log_w(self):
-        """Log-eigenvalues of ``W`` over all ``n`` directions (bulk expanded)."""
-        if self._U is not None:
-            return self._log_w
-        n_bulk = self.n_features_in_ - self._B.shape[1]
-        return np.r_[self._log_w, np.full(n_bulk, self._log_bulk)]
+        return full_log_eigenvalues(self._fitted_state(), self.n_features_in_)
 
     def _columns(self, idx):
-        """Eigenvectors of ``W`` for indices into :meth:`_full_log_w` (columns)."""
-        idx = np.asarray(idx, dtype=np.intp)
-        if self._U is not None:
-            return self._U[:, idx]
-        m = self._B.shape[1]
-        out = np.empty((self.n_features_in_, idx.size))
-        inner = idx < m
-        out[:, inner] = self._B @ self._R[:, idx[inner]]
-        if not inner.all():  # bulk directions: an orthonormal basis of span(B)'s complement
-            complement = np.linalg.qr(self._B, mode="complete")[0][:, m:]
-            out[:, ~inner] = complement[:, idx[~inner] - m]
-        return out
-
-    def _quadratic_form(self, Y):
-        """``yᵀWy`` for each row of the dense block ``Y``."""
-        w = np.exp(self._log_w)
-        if self._U is not None:
-            Z = Y @ self._U
-            return (Z * Z) @ w
-        C = Y @ self._B
-        Z = C @ self._R
-        rest = np.maximum(np.einsum("ij,ij->i", Y, Y) - np.einsum("ij,ij->i", C, C), 0.0)
-        return (Z * Z) @ w + np.exp(self._log_bulk) * rest
+        return eigenvector_columns(self._fitted_state(), idx, self.n_features_in_)
 
     def _ascending(self):
         return np.argsort(self._full_log_w(), kind="stable")
@@ -517,13 +230,11 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
     @property
     def density_eigenvalues_(self):
         """ndarray of shape (n_features,): eigenvalues of ``W``, ascending."""
-        self._check_fitted()
         return np.exp(self._full_log_w()[self._ascending()])
 
     @property
     def density_log_eigenvalues_(self):
         """ndarray of shape (n_features,): their logarithms (no underflow), ascending."""
-        self._check_fitted()
         return self._full_log_w()[self._ascending()].copy()
 
     @property
@@ -532,14 +243,12 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
 
         Sign-fixed: the largest-magnitude entry of each column is positive.
         """
-        self._check_fitted()
         return sign_fixed(self._columns(self._ascending()))
 
     @property
     def density_matrix_(self):
         """ndarray of shape (n_features, n_features): ``W`` formed densely on demand."""
-        self._check_fitted()
-        order = np.arange(self.n_features_in_)
+        order = np.arange(self._full_log_w().shape[0])
         return dense_from_eigen(self._columns(order), np.exp(self._full_log_w()))
 
     @property
@@ -550,14 +259,15 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
 
     @property
     def average_density_(self):
-        """ndarray: ``(1/T) sum_{t<T} W^t``, the online-to-batch average.
+        """ndarray of shape (n_features, n_features): ``(1/T) sum_{t<T} W^t``.
 
-        Available with ``transform_mode="average"`` (set from the first call).
+        The online-to-batch average of the density matrices used on the rows
+        seen; kept with ``transform_mode="average"`` (from the first call).
         """
-        self._check_fitted()
-        if self._avg_sum is None:
+        state = self._fitted_state()
+        if state.avg_sum is None:
             raise AttributeError("average_density_ needs transform_mode='average' from the start")
-        return self._avg_sum / max(self.n_samples_seen_, 1)
+        return state.avg_sum / max(state.n_samples_seen, 1)
 
     def _mode_kept(self):
         """Kept indices (internal order) of the most probable corner of Alg. 2."""
@@ -578,11 +288,11 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         ``transform_mode="mode"``: the complement of the most probable corner;
         ``"average"``: the same rule on the averaged density.
         """
-        self._check_fitted()
+        state = self._fitted_state()
         k = self.n_components_
         if self.transform_mode == "mode":
             cols = self._columns(self._mode_kept())
-        elif self.transform_mode == "average" and self._avg_sum is not None:
+        elif self.transform_mode == "average" and state.avg_sum is not None:
             _, V = np.linalg.eigh(self.average_density_)
             cols = V[:, :k]
         else:
@@ -602,8 +312,9 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
 
         Parameters
         ----------
-        random_state : int, Generator, RandomState or None
-            ``None`` uses the estimator's ``random_state``.
+        random_state : int, Generator, RandomState or None, default=None
+            Source of the uniform draw; ``None`` uses the estimator's
+            ``random_state``.
 
         Returns
         -------
@@ -611,7 +322,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
             Orthonormal rows; the projection is ``components.T @ components``.
         """
         self._check_fitted()
-        rng = _as_generator(self.random_state if random_state is None else random_state)
+        rng = as_generator(self.random_state if random_state is None else random_state)
         log_w = self._full_log_w()
         n = log_w.shape[0]
         w = np.exp(log_w)
@@ -623,7 +334,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
     # -------------------------------------------------------------- read-out
     def _center(self, X):
         if self._is_centered():
-            return X - self.mean_
+            return X - self._fitted_state().mean
         return X
 
     def expected_loss(self, X):
@@ -635,18 +346,21 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to score.
 
         Returns
         -------
         losses : ndarray of shape (n_samples,)
+            The expected loss of each row under the current ``W``.
         """
         X = self._validate_predict(X)
+        state = self._fitted_state()
         out = np.empty(X.shape[0])
         d = self.n_features_in_ - self.n_components_
-        for start, block in _dense_rows(X):
+        for start, block in dense_row_blocks(X):
             check_row_norms(block, self.row_norm)
             Y = self._center(prepare_rows(block, self.row_norm))
-            out[start : start + block.shape[0]] = d * self._quadratic_form(Y)
+            out[start : start + block.shape[0]] = d * quadratic_form(state, Y)
         return out
 
     def transform(self, X):
@@ -659,16 +373,18 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to project.
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_components), float64
+        X_new : ndarray of shape (n_samples, n_components)
+            Their coordinates, float64.
         """
         X = self._validate_predict(X)
         C = self.sample_projection() if self.transform_mode == "sample" else self.components_
         out = np.asarray(safe_sparse_dot(X, C.T, dense_output=True), dtype=np.float64)
         if self._is_centered():
-            out -= self.mean_ @ C.T
+            out -= self._fitted_state().mean @ C.T
         return out
 
     def inverse_transform(self, X):
@@ -677,10 +393,12 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         Parameters
         ----------
         X : array-like of shape (n_samples, n_components)
+            Coordinates in the kept subspace.
 
         Returns
         -------
         X_original : ndarray of shape (n_samples, n_features)
+            The points of the kept (affine) subspace with these coordinates.
         """
         self._check_fitted()
         X = check_array(X, dtype=[np.float64, np.float32])
@@ -691,7 +409,7 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
             )
         out = np.asarray(X, dtype=np.float64) @ self.components_
         if self._is_centered():
-            out += self.mean_
+            out += self._fitted_state().mean
         return out
 
     def score_samples(self, X):
@@ -704,17 +422,19 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to score.
 
         Returns
         -------
         scores : ndarray of shape (n_samples,)
+            The negative expected loss of each row.
         """
         X = self._validate_predict(X)
+        state = self._fitted_state()
         out = np.empty(X.shape[0])
         d = self.n_features_in_ - self.n_components_
-        for start, block in _dense_rows(X):
-            Y = self._center(block)
-            out[start : start + block.shape[0]] = -d * self._quadratic_form(Y)
+        for start, block in dense_row_blocks(X):
+            out[start : start + block.shape[0]] = -d * quadratic_form(state, self._center(block))
         return out
 
     def score(self, X, y=None):
@@ -723,11 +443,14 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : Ignored
+            The rows to score.
+        y : None
+            Ignored; present for API consistency.
 
         Returns
         -------
         score : float
+            The negative mean expected loss; greater is better.
         """
         return float(np.mean(self.score_samples(X)))
 
@@ -741,16 +464,14 @@ class _BaseOnlinePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEs
 
 _SHARED_PARAMS = """\
     eigenvalue_floor : float, default=1e-16
-        Before capping, the normalised eigenvalues are floored at this value
-        and renormalised (so every eigenvalue of ``W`` stays ``>= floor``).
-        ``0`` is the exact algorithm; the log-domain state never underflows
-        either way. The floor is a tiny implicit fixed share: it bounds how
-        far a direction's log-weight can fall, hence how long the learner
-        needs to re-learn it after a switch. Without it (or a fixed share)
-        the static algorithm recovers from a subspace switch in hundreds of
-        rows; with ``1e-16`` (what storing ``W`` densely does by rounding,
-        as the papers' implementations did) in about 60, and with the
-        authors' ``1e-10/(n-k)`` faster still. Must be below ``1/n_features``.
+        Incremental update: before capping, the normalised eigenvalues are
+        floored at this value and renormalised, so every eigenvalue of ``W``
+        stays ``>= floor``. A tiny implicit fixed share: it bounds how far a
+        direction's log-weight can fall, hence how long the learner needs to
+        re-learn it after a switch (the user guide measures the effect). ``0``
+        is the exact algorithm; the log-domain state never underflows either
+        way. ``1e-16`` is what storing ``W`` densely does by rounding, as the
+        papers' implementations did. Must be below ``1/n_features``.
 
     transform_mode : {"deterministic", "mode", "sample", "average"}, \
 default="deterministic"
@@ -761,7 +482,8 @@ default="deterministic"
         projection drawn per :meth:`transform` call from ``random_state``;
         ``"average"``, the deterministic rule on the average of the density
         matrices of the pass (online-to-batch conversion; keeps an extra
-        ``n × n`` sum and costs ``O(n³)`` more per row).
+        ``n × n`` sum and costs ``O(n³)`` more per row). Fixed at the first
+        call (``"average"`` shapes the learned state).
 
     sampler : {"decomposition", "systematic"}, default="decomposition"
         How a projection is sampled: a corner of the mixture decomposition
@@ -769,8 +491,8 @@ default="deterministic"
         inclusion probabilities ``(n-k) w_i`` and expected loss).
 
     keep_history : bool, default=False
-        Store the per-row expected losses in ``expected_losses_`` (memory
-        grows with the stream only when this is on).
+        Store the per-row expected losses in ``loss_history_`` (memory grows
+        with the stream only when this is on). Fixed at the first call.
 
     row_norm : {"none", "clip", "error"}, default="none"
         The guarantees need ``||x|| <= 1``. ``"none"`` uses the rows as given
@@ -781,28 +503,24 @@ default="deterministic"
         changed unless asked.
 
     solver : {"auto", "dense", "bulk", "secular"}, default="auto"
-        How ``W`` is stored and updated; all four agree to rounding
-        (``~1e-12``), only the eigenvectors chosen inside tied eigenspaces
+        How ``W`` is stored and updated; all four are exact and agree to
+        rounding, only the eigenvectors chosen inside tied eigenspaces
         differ. ``"dense"``: ``n`` eigenvectors, one ``n × n``
         eigendecomposition and basis rotation per row, ``O(n³)``.
-        ``"bulk"`` (exact, beyond the papers): the directions orthogonal to
-        every row seen so far form one eigenspace of ``W`` (softmax, floor,
-        fixed share and capping map equal eigenvalues to equal values), so
-        ``W`` is held as an orthonormal basis ``B`` of the ``m``-dimensional
-        data span, an ``m × m`` rotation and one "bulk" eigenvalue of
-        multiplicity ``n - m``; a row costs ``O(nm + m³)`` and memory is
-        ``O(nm)``, far below the dense cost while ``m ≪ n`` (images, text),
-        and about the dense cost once the data span all ``n`` directions.
-        ``"secular"``: the bulk representation with the rank-one
-        eigen-update solved through the secular equation (LAPACK
-        ``dlasd4`` roots, Gu-Eisenstat eigenvectors; ``O(m²)`` plus one
-        ``n × m × m`` product instead of an ``m × m`` ``eigh``).
-        ``"auto"``: the bulk representation, with the secular update once the
-        span has 64 dimensions (where it is faster than ``eigh``), unless
-        ``mixing="past"`` or ``transform_mode="average"``, which need dense
-        matrices (then ``"dense"``). Every solver re-orthonormalises its
-        eigenbasis (QR) every 128 rows against the slow drift of products
-        of rotations.
+        ``"bulk"`` (beyond the papers): the directions orthogonal to every row
+        seen so far form one eigenspace of ``W``, so ``W`` is held as an
+        orthonormal basis of the ``m``-dimensional data span, an ``m × m``
+        rotation and one "bulk" eigenvalue of multiplicity ``n - m``; a row
+        costs ``O(nm + m³)`` and memory is ``O(nm)``. ``"secular"``: the bulk
+        representation with the rank-one eigen-update solved through the
+        secular equation (LAPACK ``dlasd4`` roots, Gu-Eisenstat
+        eigenvectors; ``O(m²)`` plus one ``n × m × m`` product instead of an
+        ``m × m`` ``eigh``). ``"auto"``: the bulk representation, with the
+        secular update once the span is large enough for it to be faster,
+        unless ``mixing="past"`` or ``transform_mode="average"``, which need
+        dense matrices (then ``"dense"``). Every solver re-orthonormalises
+        its eigenbasis (QR) periodically against the slow drift of products
+        of rotations. Fixed at the first call.
 
     random_state : int, RandomState instance, Generator or None, default=None
         Used only to sample projections; the learned density matrix does not
@@ -819,11 +537,11 @@ _SHARED_ATTRS = """\
     learning_rate_ : float
         The learning rate in use (resolved from ``"auto"``).
 
-    cumulative_expected_loss_ : float
+    cumulative_loss_ : float
         Sum over the rows seen of the expected compression loss
         ``(n-k) x̃ᵀWx̃``, each computed before that row's update.
 
-    expected_losses_ : ndarray of shape (n_samples_seen_,)
+    loss_history_ : ndarray of shape (n_samples_seen_,)
         The per-row expected losses; only with ``keep_history=True``.
 
     max_row_norm_seen_ : float
@@ -843,6 +561,10 @@ _SHARED_ATTRS = """\
     density_matrix_ : ndarray of shape (n_features, n_features)
         ``W`` formed on demand; ``expected_projection_`` is ``I - (n-k)W``.
 
+    average_density_ : ndarray of shape (n_features, n_features)
+        The average of the density matrices used on the rows seen; only with
+        ``transform_mode="average"``.
+
     n_features_in_ : int
         Number of features seen during the first fit.
 
@@ -859,18 +581,18 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
     uniform density, then capped at ``1/(n-k)`` (eq. 14a-c)::
 
         V = exp(log W - eta x xᵀ) / Tr(.)
-        W <- cap_(n-k)((alpha/n) I + (1 - alpha) V)
+        W <- cap_(n-k)((a/n) I + (1 - a) V)          (a = fixed_share)
 
     A rank-``k`` projection drawn from ``W`` (Alg. 2) has expected
     compression loss ``(n-k) xᵀWx``. For ``||x_t|| <= 1`` and any interval
-    ``[r, s]`` (the proof's sharp form, any ``eta > 0``, ``0 < alpha < 1``)::
+    ``[r, s]`` (the proof's sharp form, any ``eta > 0``, ``0 < a < 1``)::
 
-        (1 - e^-eta) A_rs - eta B_rs <= (n-k) [ln(n/alpha) + (s-r+1) ln(1/(1-alpha))]
+        (1 - e^-eta) A_rs - eta B_rs <= (n-k) [ln(n/a) + (s-r+1) ln(1/(1-a))]
 
     with ``A_rs`` the expected loss of the learner and ``B_rs`` the loss of
     the best rank-``k`` subspace on ``[r, s]``; tuned (Theorem 3) the
     adaptive regret is at most ``sqrt(2LD) + D``,
-    ``D = (n-k) ln(n(1+(n-k)T)) + 1``. With ``alpha = 0`` this is Warmuth &
+    ``D = (n-k) ln(n(1+(n-k)T)) + 1``. With ``fixed_share=0`` this is Warmuth &
     Kuzmin's static online PCA (:class:`RandomizedOnlinePCA`).
 
     As printed, one row costs one ``n × n`` symmetric eigendecomposition plus
@@ -879,19 +601,22 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
     ``O(nm)`` memory while the rows span ``m < n`` directions, with an
     ``O(m²)`` secular-equation eigen-update (see ``solver``). Corrected errata: the capping
     normaliser (Alg. 3) and the Hedge normaliser (eq. 4a); the theorem's
-    ``T ln(1/(1-alpha))`` is sharpened to ``(s-r+1) ln(1/(1-alpha))``.
+    ``T ln(1/(1-a))`` is sharpened to ``(s-r+1) ln(1/(1-a))``.
+
+    Read more in the :ref:`User Guide <online_pca>`.
 
     Parameters
     ----------
     n_components : int, default=1
-        ``k``, the dimension kept; ``1 <= k < n_features``.
+        ``k``, the dimension kept; ``1 <= k < n_features``. Fixed at the
+        first call.
 
     learning_rate : float or "auto", default=1.0
         ``eta > 0``. ``"auto"``: Theorem 3's ``ln(1 + sqrt(2D/L))``.
 
-    alpha : float or "auto", default=1e-5
-        Fixed-share rate in ``[0, 1)``; ``0`` is the static algorithm.
-        ``"auto"``: ``1/(T(n-k)+1)``.
+    fixed_share : float or "auto", default=1e-5
+        Fixed-share rate ``a`` in ``[0, 1)``; ``0`` is the static algorithm.
+        ``"auto"``: ``1/(T(n-k)+1)`` (Theorem 3).
 
     horizon : int, default=None
         ``T`` for the ``"auto"`` settings. ``None``: ``fit`` uses the number of
@@ -906,14 +631,14 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
 {_SHARED_PARAMS}
     Attributes
     ----------
-    alpha_ : float
-        The fixed-share rate in use.
+    fixed_share_ : float
+        The fixed-share rate in use (resolved from ``"auto"``).
 
 {_SHARED_ATTRS}
     See Also
     --------
     RandomizedOnlinePCA : Warmuth & Kuzmin's static, centred and mixing variants.
-    OnlineVarianceMinimizer : the ``n - k = 1`` case with general covariances.
+    OnlineVarianceMinimizer : The ``n - k = 1`` case with general covariances.
 
     References
     ----------
@@ -940,7 +665,7 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
     _parameter_constraints: ClassVar[dict] = {
         **_BaseOnlinePCA._parameter_constraints,
         "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "alpha": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
+        "fixed_share": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
         "horizon": [Interval(Integral, 1, None, closed="left"), None],
         "loss_bound": [Interval(Real, 0, None, closed="neither"), None],
     }
@@ -950,64 +675,60 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         n_components=1,
         *,
         learning_rate=1.0,
-        alpha=1e-5,
+        fixed_share=1e-5,
         horizon=None,
         loss_bound=None,
-        row_norm="none",
+        eigenvalue_floor=1e-16,
         transform_mode="deterministic",
         sampler="decomposition",
-        eigenvalue_floor=1e-16,
         keep_history=False,
+        row_norm="none",
         solver="auto",
         random_state=None,
     ):
         self.n_components = n_components
         self.learning_rate = learning_rate
-        self.alpha = alpha
+        self.fixed_share = fixed_share
         self.horizon = horizon
         self.loss_bound = loss_bound
-        self.row_norm = row_norm
+        self.eigenvalue_floor = eigenvalue_floor
         self.transform_mode = transform_mode
         self.sampler = sampler
-        self.eigenvalue_floor = eigenvalue_floor
         self.keep_history = keep_history
+        self.row_norm = row_norm
         self.solver = solver
         self.random_state = random_state
 
-    _private_state = (*_BaseOnlinePCA._private_state, "_tuned")
-
     def _uses_auto(self):
-        return self.learning_rate == "auto" or self.alpha == "auto"
+        return self.learning_rate == "auto" or self.fixed_share == "auto"
 
     def _validate_extra(self, X, first_call, from_fit):
-        unresolved = not from_fit if first_call else self._tuned is None
-        if unresolved and self._uses_auto() and self.horizon is None:
-            raise ValueError(
-                "learning_rate='auto' or alpha='auto' needs the horizon T with "
-                "partial_fit; pass horizon=..."
-            )
+        untuned = first_call or self._state.tuned is None
+        horizon = self.horizon
+        if untuned and self._uses_auto() and horizon is None:
+            if not from_fit:
+                raise ValueError(
+                    "learning_rate='auto' or fixed_share='auto' needs the horizon T with "
+                    "partial_fit; pass horizon=..."
+                )
+            horizon = X.shape[0]  # fit: the rows of this call are the whole stream
+        return {"horizon": horizon}
 
-    def _init_extra(self, X):
-        self._tuned = None
-        if self._uses_auto():  # resolved once, from horizon (fit: the number of rows)
-            T = self.horizon if self.horizon is not None else X.shape[0]
-            self._tuned = theory_adaptive_parameters(
-                X.shape[1], self.n_components_, T, self.loss_bound
+    def _pass_params(self, state, n_features, horizon=None, **kwargs):
+        tuned = state.tuned
+        if tuned is None and self._uses_auto():  # resolved once, then kept
+            tuned = theory_adaptive_parameters(
+                n_features, state.frozen["n_components"], horizon, self.loss_bound
             )
-        self._refresh_rates()
+        eta = tuned[0] if self.learning_rate == "auto" else self.learning_rate
+        share = tuned[1] if self.fixed_share == "auto" else self.fixed_share
+        pass_kwargs = {"learning_rate": float(eta), "share_before_cap": float(share)}
+        return pass_kwargs, {"tuned": tuned, "fixed_share": float(share)}
 
-    def _refresh_rates(self):
-        if self._uses_auto() and self._tuned is None:  # "auto" set after the first call
-            n = self.n_features_in_
-            self._tuned = theory_adaptive_parameters(
-                n, self.n_components_, self.horizon, self.loss_bound
-            )
-        eta, alpha = self.learning_rate, self.alpha
-        self.learning_rate_ = float(self._tuned[0] if eta == "auto" else eta)
-        self.alpha_ = float(self._tuned[1] if alpha == "auto" else alpha)
-
-    def _share_before_cap(self):
-        return self.alpha_
+    @property
+    def fixed_share_(self):
+        """float: the fixed-share rate of the last pass (``"auto"`` resolved)."""
+        return float(self._fitted_state().fixed_share)
 
 
 class RandomizedOnlinePCA(_BaseOnlinePCA):
@@ -1022,8 +743,9 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
       ``C`` the (centred, with ``center=True``) scatter of the rows so far;
       the mean is learned online by eq. (15) and ``C`` by eq. (16).
     * ``mixing`` (§8, incremental only, after capping): ``"uniform"``,
-      ``W <- (1-alpha) W + alpha I/n``; ``"past"``, eq. (20),
-      ``W <- (1-alpha) W + alpha (sum_(q<t) W^q)/t`` (long-term memory).
+      ``W <- (1-a) W + a I/n``; ``"past"``, eq. (20),
+      ``W <- (1-a) W + a (sum_(q<t) W^q)/t`` (long-term memory), with
+      ``a = mixing_rate``.
 
     Guarantee (Theorem 6, ``||x_t|| <= 1``, ``W^0 = I/n``; any ``eta > 0``
     and any ``s``)::
@@ -1033,8 +755,8 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     with ``L*_s`` the loss of the best rank-``k`` subspace on the first ``s``
     rows; tuned, the regret is at most ``sqrt(2 L* k ln(n/k)) + k ln(n/k)``.
     Centred (Corollary 9, pairwise distances ``<= 1``, ``||x|| <= R``) adds
-    ``R² + ln T``. The eigenvalue floor adds at most about
-    ``T (n-k) ln(1/(1-n·floor)) / (1 - e^-eta)``.
+    ``R² + ln T``. The eigenvalue floor of the incremental update adds at
+    most about ``T (n-k) ln(1/(1-n·floor)) / (1 - e^-eta)``.
 
     As printed, one row costs one ``n × n`` symmetric eigendecomposition and a
     basis rotation, ``O(n³)`` (two with ``mixing="past"``), and ``O(n²)``
@@ -1045,59 +767,73 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     Theorem 8's ``eta ~eta^-1`` and the tuned bounds' additive terms outside
     the square root.
 
+    Read more in the :ref:`User Guide <online_pca>`.
+
     Parameters
     ----------
     n_components : int, default=1
-        ``k``, the dimension kept; ``1 <= k < n_features``.
+        ``k``, the dimension kept; ``1 <= k < n_features``. Fixed at the
+        first call.
 
     learning_rate : float or "auto", default=1.0
         ``eta > 0``. ``"auto"``: ``ln(1 + sqrt(2D/L))`` with
-        ``L = loss_budget`` and ``D = k ln(n/k)`` (``(n-k) ln(n/(n-k))`` when
-        ``k > n/2``).
+        ``L = loss_bound`` and ``D = k ln(n/k)`` (``(n-k) ln(n/(n-k))`` when
+        ``k > n/2``), Warmuth & Kuzmin eq. (3). The learning rate is read
+        again at every call (``set_params`` between calls applies from the
+        next row).
 
-    loss_budget : float, default=None
+    loss_bound : float, default=None
         ``L`` for ``"auto"``: an upper bound on the best subspace's total loss.
-        The learning rate is read again at every call (``set_params`` between
-        calls applies from the next row).
 
     update : {{"incremental", "cumulative"}}, default="incremental"
-        Alg. 5 or Alg. 6 (see above). They coincide while no eigenvalue is capped.
+        Alg. 5 or Alg. 6 (see above). They coincide while no eigenvalue is
+        capped. The cumulative update has no eigenvalue floor. Fixed at the
+        first call.
 
     center : bool, default=False
-        Learn the mean (Alg. 6); needs ``update="cumulative"``.
+        Learn the mean (Alg. 6); needs ``update="cumulative"``. Fixed at the
+        first call.
 
     mean_prior : float, default=0.0
         ``~eta^-1 >= 0``: pseudo-count of ``initial_mean`` in the running
         mean (``inf`` clamps the mean at ``initial_mean``).
 
     initial_mean : array-like of shape (n_features,), default=None
-        ``m^0``; ``None`` means zeros.
+        ``m^0``; ``None`` means zeros. Used with ``center=True``; fixed at the
+        first call.
 
     mixing : {{None, "uniform", "past"}}, default=None
-        Mixing step for shifting data (incremental update only).
+        Mixing step for shifting data (incremental update only). Fixed at the
+        first call.
 
-    alpha : float, default=0.0
-        Mixing rate in ``[0, 1)``.
+    mixing_rate : float, default=0.0
+        The mixing rate ``a`` in ``[0, 1)``.
 
-{_SHARED_PARAMS}
     record_realized_loss : bool, default=False
         Also sample a projection at every row (one uniform from
         ``random_state``) and accumulate its loss in
-        ``cumulative_realized_loss_`` (and ``realized_losses_`` with
-        ``keep_history``).
+        ``cumulative_realized_loss_`` (and ``realized_loss_history_`` with
+        ``keep_history``). Fixed at the first call, and so is
+        ``random_state`` when it is on.
 
+{_SHARED_PARAMS}
     Attributes
     ----------
     mean_ : ndarray of shape (n_features,)
         The learned mean ``m^t`` (zeros when uncentered).
 
     cumulative_realized_loss_ : float
-        With ``record_realized_loss=True``.
+        With ``record_realized_loss=True``: the total loss of the sampled
+        projections.
+
+    realized_loss_history_ : ndarray of shape (n_samples_seen_,)
+        With ``record_realized_loss=True`` and ``keep_history=True``: the
+        per-row losses of the sampled projections.
 
 {_SHARED_ATTRS}
     See Also
     --------
-    AdaptiveOnlinePCA : fixed share before capping, adaptive regret bounds.
+    AdaptiveOnlinePCA : Fixed share before capping, adaptive regret bounds.
 
     References
     ----------
@@ -1123,13 +859,13 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     _parameter_constraints: ClassVar[dict] = {
         **_BaseOnlinePCA._parameter_constraints,
         "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "loss_budget": [Interval(Real, 0, None, closed="neither"), None],
+        "loss_bound": [Interval(Real, 0, None, closed="neither"), None],
         "update": [StrOptions({"incremental", "cumulative"})],
         "center": ["boolean"],
         "mean_prior": [Interval(Real, 0, np.inf, closed="both")],
         "initial_mean": ["array-like", None],
         "mixing": [StrOptions({"uniform", "past"}), None],
-        "alpha": [Interval(Real, 0, 1, closed="left")],
+        "mixing_rate": [Interval(Real, 0, 1, closed="left")],
         "record_realized_loss": ["boolean"],
     }
 
@@ -1138,17 +874,17 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         n_components=1,
         *,
         learning_rate=1.0,
-        loss_budget=None,
+        loss_bound=None,
         update="incremental",
         center=False,
         mean_prior=0.0,
         initial_mean=None,
         mixing=None,
-        alpha=0.0,
+        mixing_rate=0.0,
+        record_realized_loss=False,
         eigenvalue_floor=1e-16,
         transform_mode="deterministic",
         sampler="decomposition",
-        record_realized_loss=False,
         keep_history=False,
         row_norm="none",
         solver="auto",
@@ -1156,21 +892,33 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     ):
         self.n_components = n_components
         self.learning_rate = learning_rate
-        self.loss_budget = loss_budget
+        self.loss_bound = loss_bound
         self.update = update
         self.center = center
         self.mean_prior = mean_prior
         self.initial_mean = initial_mean
         self.mixing = mixing
-        self.alpha = alpha
+        self.mixing_rate = mixing_rate
+        self.record_realized_loss = record_realized_loss
         self.eigenvalue_floor = eigenvalue_floor
         self.transform_mode = transform_mode
         self.sampler = sampler
-        self.record_realized_loss = record_realized_loss
         self.keep_history = keep_history
         self.row_norm = row_norm
         self.solver = solver
         self.random_state = random_state
+
+    def _frozen_params(self):
+        names = (
+            *super()._frozen_params(),
+            "update",
+            "center",
+            "initial_mean",
+            "mixing",
+            "record_realized_loss",
+        )
+        # the generator of the realized losses is part of the state
+        return (*names, "random_state") if self.record_realized_loss else names
 
     def _update_kind(self):
         return self.update
@@ -1179,10 +927,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         return bool(self.center)
 
     def _mixing_kind(self):
-        return self.mixing if self.alpha > 0 else None
-
-    def _share_after_cap(self):
-        return float(self.alpha) if self.mixing == "uniform" else 0.0
+        return self.mixing
 
     def _records_realized(self):
         return bool(self.record_realized_loss)
@@ -1198,27 +943,59 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
                 "mixing needs update='incremental': the cumulative update recomputes W from "
                 "C at every row, so a mixing step would be forgotten."
             )
-        if self.learning_rate == "auto" and self.loss_budget is None:
-            raise ValueError("learning_rate='auto' needs loss_budget (an upper bound on L*).")
+        if self.learning_rate == "auto" and self.loss_bound is None:
+            raise ValueError("learning_rate='auto' needs loss_bound (an upper bound on L*).")
         if first_call and self.initial_mean is not None:
             m0 = check_array(np.asarray(self.initial_mean).reshape(1, -1), dtype=np.float64)
             if m0.shape[1] != X.shape[1]:
                 raise ValueError(
                     f"initial_mean has {m0.shape[1]} entries, X has {X.shape[1]} features."
                 )
+        return {}
 
-    def _init_extra(self, X):
-        n = X.shape[1]
+    def _initial_mean(self, n_features):
         if self.initial_mean is None or not self.center:
-            self.mean_ = np.zeros(n)
-        else:
-            self.mean_ = np.asarray(self.initial_mean, dtype=np.float64).reshape(n).copy()
-        self._refresh_rates()
+            return None
+        return np.asarray(self.initial_mean, dtype=np.float64).reshape(n_features)
 
-    def _refresh_rates(self):
+    def _pass_params(self, state, n_features, **kwargs):
+        frozen = state.frozen
         if self.learning_rate == "auto":
-            self.learning_rate_ = theory_static_learning_rate(
-                self.n_features_in_, self.n_components_, self.loss_budget
-            )
+            eta = theory_static_learning_rate(n_features, frozen["n_components"], self.loss_bound)
         else:
-            self.learning_rate_ = float(self.learning_rate)
+            eta = float(self.learning_rate)
+        mixing, rate = frozen["mixing"], float(self.mixing_rate)
+        pass_kwargs = {
+            "learning_rate": eta,
+            "update": frozen["update"],
+            "center": frozen["center"],
+            "mean_prior": float(self.mean_prior),
+            "share_after_cap": rate if mixing == "uniform" else 0.0,
+            "past_mixing_rate": rate if mixing == "past" else 0.0,
+        }
+        return pass_kwargs, {}
+
+    @property
+    def mean_(self):
+        """ndarray of shape (n_features,): the learned mean ``m^t`` (zeros when uncentered)."""
+        return self._fitted_state().mean.copy()
+
+    @property
+    def cumulative_realized_loss_(self):
+        """float: total loss of the sampled projections (``record_realized_loss``)."""
+        state = self._fitted_state()
+        if state.rng is None:
+            raise AttributeError(
+                "cumulative_realized_loss_ is recorded only with record_realized_loss=True"
+            )
+        return float(state.cumulative_realized_loss)
+
+    @property
+    def realized_loss_history_(self):
+        """ndarray of shape (n_samples_seen_,): per-row losses of the sampled projections."""
+        history = self._fitted_state().realized_loss_history
+        if history is None:
+            raise AttributeError(
+                "realized_loss_history_ needs record_realized_loss=True and keep_history=True"
+            )
+        return history.copy()

@@ -1,7 +1,7 @@
 """Adaptive best subset of experts: capped Hedge with fixed share.
 
 Yuan & Lamperski, "Online Adaptive Principal Component Analysis and Its
-Extensions", ICML 2019, Algorithm 1 (Theorem 1); with ``alpha = 0`` it is
+Extensions", ICML 2019, Algorithm 1 (Theorem 1); with ``fixed_share=0`` it is
 Warmuth & Kuzmin's capped Hedge (JMLR 2008, Algorithm 3).
 
 At each step the learner picks ``n - k`` of ``n`` experts whose losses it pays
@@ -14,20 +14,58 @@ diagonal case of online PCA: a row ``x`` on the coordinate axes has
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 
-from .._legacy_base import OnlineEstimator
+from ..base import OnlineEstimator, OnlineLossMixin, OnlineState
 from ..utils._capping import capped_hedge_step, sample_corner
+from ..utils._random import as_generator
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
-from ._online_pca import _as_generator
 
-__all__ = ["AdaptiveSubsetHedge"]
+__all__ = ["AdaptiveSubsetHedge", "HedgeState", "hedge_pass"]
 
 
-class AdaptiveSubsetHedge(OnlineEstimator):
+@dataclass(kw_only=True, eq=False)
+class HedgeState(OnlineState):
+    """Learned state of :class:`AdaptiveSubsetHedge`.
+
+    Attributes
+    ----------
+    log_w : ndarray of shape (n_experts,)
+        Logs of the capped weights ``w``.
+    """
+
+    log_w: np.ndarray
+
+
+def hedge_pass(state, loss_vectors, *, n_kept, learning_rate, fixed_share):
+    """One step of Alg. 1 per loss vector; returns ``(new_state, expected_losses)``.
+
+    Each step pays ``(n-k) wᵀl`` under the current weights, then updates them
+    (eq. 4a-c, :func:`skonline.utils._capping.capped_hedge_step`). Pure:
+    ``state`` is never written into.
+    """
+    L = np.ascontiguousarray(loss_vectors, dtype=np.float64)
+    d = L.shape[1] - n_kept
+    log_w = state.log_w
+    losses = np.empty(L.shape[0])
+    for i, loss_vector in enumerate(L):
+        losses[i] = d * float(np.exp(log_w) @ loss_vector)
+        log_w = capped_hedge_step(
+            log_w, loss_vector, float(learning_rate), d, fixed_share=float(fixed_share)
+        )
+    new = dataclasses.replace(
+        state.copy(), log_w=log_w, n_samples_seen=state.n_samples_seen + L.shape[0]
+    )
+    new.record_losses(losses)
+    return new, losses
+
+
+class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
     """Adaptive best subset of experts (Yuan & Lamperski, Algorithm 1).
 
     Keeps weights ``w`` in the capped simplex
@@ -35,13 +73,13 @@ class AdaptiveSubsetHedge(OnlineEstimator):
     (the discarded ones). Per loss vector ``l`` (eq. 4a-c, with the
     normaliser ``sum_j w_j exp(-eta l_j)``, erratum E1)::
 
-        v ∝ w exp(-eta l);   w^ = alpha/n + (1 - alpha) v;   w <- cap_(n-k)(w^)
+        v ∝ w exp(-eta l);   w^ = a/n + (1 - a) v;   w <- cap_(n-k)(w^)        (a = fixed_share)
 
     A subset drawn from ``w`` (mixture decomposition, Alg. 2) pays
     ``(n-k) wᵀl`` in expectation. For losses in ``[0, 1]``, on every interval
     ``[r, s]`` (the proof's sharp form)::
 
-        (1 - e^-eta) A_rs - eta B_rs <= (n-k) [ln(n/alpha) + (s-r+1) ln(1/(1-alpha))]
+        (1 - e^-eta) A_rs - eta B_rs <= (n-k) [ln(n/a) + (s-r+1) ln(1/(1-a))]
 
     with ``A_rs`` the learner's expected loss and ``B_rs`` the loss of the
     best fixed ``(n-k)``-subset on the interval (the sum of its ``n-k``
@@ -49,22 +87,26 @@ class AdaptiveSubsetHedge(OnlineEstimator):
     most ``sqrt(2LD) + D``, ``D = (n-k) ln(n(1+(n-k)T)) + 1``. ``O(n log n)``
     time per step, ``O(n)`` memory; weights are kept as logarithms.
 
+    Read more in the :ref:`User Guide <online_pca>`.
+
     Parameters
     ----------
     n_kept : int, default=1
-        ``k``, the number of loss-free experts; ``1 <= k < n``.
+        ``k``, the number of loss-free experts; ``1 <= k < n``. Fixed at the
+        first call.
 
     learning_rate : float, default=1.0
         ``eta > 0``.
 
-    alpha : float, default=1e-5
-        Fixed-share rate in ``[0, 1)``; ``0`` is capped Hedge.
+    fixed_share : float, default=1e-5
+        Fixed-share rate ``a`` in ``[0, 1)``; ``0`` is capped Hedge.
 
     sampler : {"decomposition", "systematic"}, default="decomposition"
         How :meth:`sample_subset` draws.
 
     keep_history : bool, default=False
-        Store the per-step expected losses in ``expected_losses_``.
+        Store the per-step expected losses in ``loss_history_``. Fixed at the
+        first call.
 
     random_state : int, RandomState instance, Generator or None, default=None
         Only for :meth:`sample_subset`.
@@ -81,16 +123,21 @@ class AdaptiveSubsetHedge(OnlineEstimator):
     discarded_ : ndarray of int of shape (n_experts - n_kept,)
         The others (the loss-paying subset).
 
-    cumulative_expected_loss_ : float
+    cumulative_loss_ : float
         Sum of ``(n-k) wᵀl_t``, each before its update.
 
-    expected_losses_ : ndarray of shape (n_steps_,)
-        Only with ``keep_history=True``.
+    loss_history_ : ndarray of shape (n_samples_seen_,)
+        The per-step expected losses; only with ``keep_history=True``.
 
-    n_steps_ : int
+    n_samples_seen_ : int
+        Loss vectors processed so far.
 
     n_features_in_ : int
         Number of experts.
+
+    See Also
+    --------
+    AdaptiveOnlinePCA : The same update on the eigenvalues of a density matrix.
 
     Examples
     --------
@@ -103,19 +150,17 @@ class AdaptiveSubsetHedge(OnlineEstimator):
     ([2, 3, 4], [0, 1])
     """
 
-    _private_state = ("_log_w", "_n_kept")
-
     _parameter_constraints: ClassVar[dict] = {
         "n_kept": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "alpha": [Interval(Real, 0, 1, closed="left")],
+        "fixed_share": [Interval(Real, 0, 1, closed="left")],
         "sampler": [StrOptions({"decomposition", "systematic"})],
         "keep_history": ["boolean"],
         "random_state": ["random_state"],
     }
 
     @property
-    def _constant_memory(self):
+    def _constant_memory(self):  # type: ignore[override]  # the history grows with the stream
         return not self.keep_history
 
     def __init__(
@@ -123,105 +168,108 @@ class AdaptiveSubsetHedge(OnlineEstimator):
         n_kept=1,
         *,
         learning_rate=1.0,
-        alpha=1e-5,
+        fixed_share=1e-5,
         sampler="decomposition",
         keep_history=False,
         random_state=None,
     ):
         self.n_kept = n_kept
         self.learning_rate = learning_rate
-        self.alpha = alpha
+        self.fixed_share = fixed_share
         self.sampler = sampler
         self.keep_history = keep_history
         self.random_state = random_state
 
-    def _validate_batch(self, X, y, first_call):
-        if not first_call and self._n_kept != self.n_kept:
-            raise ValueError("n_kept changed since the first partial_fit; call fit to restart.")
-        X, y = super()._validate_batch(X, y, first_call)
+    def _frozen_params(self):
+        return ("n_kept", "keep_history")
+
+    def _validate_batch(self, X, y, first_call, **fit_params):
+        X, y = self._check_training_data(X, y, first_call)
         n = X.shape[1]
         if not 1 <= self.n_kept < n:
             raise ValueError(
                 f"n_kept={self.n_kept} must be between 1 and n_experts - 1 = {n - 1}; "
                 f"the loss vectors have {n} feature(s)."
             )
-        return X, y
+        return X, y, {}
 
-    def _init_state(self, X, y):
+    def _init_state(self, X, y, **kwargs):
         n = X.shape[1]
-        self._n_kept = int(self.n_kept)
-        self._log_w = np.full(n, -np.log(n))
-        self.n_steps_ = 0
-        self.cumulative_expected_loss_ = 0.0
-        if self.keep_history:
-            self.expected_losses_ = np.zeros(0)
+        return HedgeState(
+            log_w=np.full(n, -np.log(n)),
+            loss_history=np.zeros(0) if self.keep_history else None,
+        )
 
-    def _update(self, X, y):
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        d = X.shape[1] - self._n_kept
-        log_w, cum = self._log_w, self.cumulative_expected_loss_
-        losses = np.empty(X.shape[0])
-        for i, loss_vector in enumerate(X):
-            loss = d * float(np.exp(log_w) @ loss_vector)
-            losses[i] = loss
-            cum += loss
-            log_w = capped_hedge_step(
-                log_w, loss_vector, float(self.learning_rate), d, alpha=float(self.alpha)
-            )
-        self._log_w, self.cumulative_expected_loss_ = log_w, cum
-        self.n_steps_ += X.shape[0]
-        if self.keep_history:
-            self.expected_losses_ = np.concatenate([self.expected_losses_, losses])
+    def _partial_fit_state(self, state, X, y, **kwargs):
+        new, _ = hedge_pass(
+            state,
+            X,
+            n_kept=state.frozen["n_kept"],
+            learning_rate=self.learning_rate,
+            fixed_share=self.fixed_share,
+        )
+        return new
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, loss_vectors, y=None):
         """One step per loss vector, in order.
 
+        The whole batch is validated first; if anything fails the estimator
+        is left as it was.
+
         Parameters
         ----------
         loss_vectors : array-like of shape (n_steps, n_experts)
-            Any finite losses are accepted (the update is well defined in the
-            log domain); the guarantees need losses in ``[0, 1]``.
-        y : Ignored
+            The loss vectors, in stream order. Any finite losses are accepted
+            (the update is well defined in the log domain); the guarantees
+            need losses in ``[0, 1]``.
+        y : None
+            Ignored; present for API consistency.
 
         Returns
         -------
         self : object
+            The estimator, updated.
         """
         return self._online_partial_fit(loss_vectors)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, loss_vectors, y=None):
-        """Forget everything, then :meth:`partial_fit`.
+        """Forget everything, then one step per loss vector, in order.
 
         Parameters
         ----------
         loss_vectors : array-like of shape (n_steps, n_experts)
-        y : Ignored
+            The loss vectors, in stream order.
+        y : None
+            Ignored; present for API consistency.
 
         Returns
         -------
         self : object
+            The fitted estimator.
         """
         return self._online_fit(loss_vectors)
+
+    def _order(self):
+        return np.argsort(self._fitted_state().log_w, kind="stable")
 
     @property
     def weights_(self):
         """ndarray of shape (n_experts,): the capped weights ``w``."""
-        self._check_fitted()
-        return np.exp(self._log_w)
+        return np.exp(self._fitted_state().log_w)
 
     @property
     def kept_(self):
         """ndarray of int: the ``k`` experts with the smallest weights, by index."""
-        self._check_fitted()
-        return np.sort(np.argsort(self._log_w, kind="stable")[: self._n_kept])
+        k = self._fitted_state().frozen["n_kept"]
+        return np.sort(self._order()[:k])
 
     @property
     def discarded_(self):
         """ndarray of int: the ``n - k`` loss-paying experts, by index."""
-        self._check_fitted()
-        return np.sort(np.argsort(self._log_w, kind="stable")[self._n_kept :])
+        k = self._fitted_state().frozen["n_kept"]
+        return np.sort(self._order()[k:])
 
     def expected_loss(self, loss_vectors):
         """``(n-k) wᵀl`` for each loss vector under the current weights (no update).
@@ -229,14 +277,17 @@ class AdaptiveSubsetHedge(OnlineEstimator):
         Parameters
         ----------
         loss_vectors : array-like of shape (n_steps, n_experts)
+            The loss vectors to score.
 
         Returns
         -------
         losses : ndarray of shape (n_steps,)
+            The expected loss of each vector.
         """
         L = self._validate_predict(loss_vectors)
-        d = self.n_features_in_ - self._n_kept
-        return d * (np.asarray(L, dtype=np.float64) @ np.exp(self._log_w))
+        state = self._fitted_state()
+        d = self.n_features_in_ - state.frozen["n_kept"]
+        return d * (np.asarray(L, dtype=np.float64) @ np.exp(state.log_w))
 
     def score(self, loss_vectors, y=None):
         """Negative mean expected loss under the current weights (greater is better).
@@ -244,11 +295,14 @@ class AdaptiveSubsetHedge(OnlineEstimator):
         Parameters
         ----------
         loss_vectors : array-like of shape (n_steps, n_experts)
-        y : Ignored
+            The loss vectors to score.
+        y : None
+            Ignored; present for API consistency.
 
         Returns
         -------
         score : float
+            The negative mean expected loss.
         """
         return -float(np.mean(self.expected_loss(loss_vectors)))
 
@@ -257,15 +311,17 @@ class AdaptiveSubsetHedge(OnlineEstimator):
 
         Parameters
         ----------
-        random_state : int, Generator, RandomState or None
-            ``None`` uses the estimator's ``random_state``.
+        random_state : int, Generator, RandomState or None, default=None
+            Source of the uniform draw; ``None`` uses the estimator's
+            ``random_state``.
 
         Returns
         -------
         discarded : ndarray of int of shape (n_experts - n_kept,)
+            The experts whose losses are paid, sorted.
         """
-        self._check_fitted()
-        rng = _as_generator(self.random_state if random_state is None else random_state)
-        w = np.exp(self._log_w)
-        d = w.shape[0] - self._n_kept
+        state = self._fitted_state()
+        rng = as_generator(self.random_state if random_state is None else random_state)
+        w = np.exp(state.log_w)
+        d = w.shape[0] - state.frozen["n_kept"]
         return sample_corner(w / w.sum(), d, rng, sampler=self.sampler)

@@ -10,6 +10,8 @@ portfolio). Each step receives a covariance ``C_t`` (a row ``x`` gives
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -18,44 +20,178 @@ from scipy.special import logsumexp
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.extmath import safe_sparse_dot
 
-from .._legacy_base import OnlineEstimator, check_finite_magnitude
+from ..base import OnlineEstimator, OnlineLossMixin, OnlineState, check_finite_magnitude
 from ..utils._capping import log_fixed_share, log_normalize, spectral_step
 from ..utils._density import meg_eigen_step, sign_fixed
+from ..utils._random import as_generator
+from ..utils._rows import check_row_norms, dense_row_blocks, prepare_rows
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
-from ._online_pca import _as_generator, _dense_rows, check_row_norms, prepare_rows
 
-__all__ = ["OnlineVarianceMinimizer", "theory_variance_parameters"]
+__all__ = ["OnlineVarianceMinimizer", "VarianceState", "theory_variance_parameters"]
 
 
 # ----------------------------------------------------------------- kernels
 def theory_variance_parameters(domain, n_features, horizon, loss_bound=None):
-    """``(eta, alpha)`` of Theorems 4-6 for horizon ``T``.
+    """``(eta, fixed_share)`` of Theorems 4-6 for horizon ``T``.
 
-    Sphere: ``alpha = 1/(T+1)``; without ``loss_bound`` Theorem 5,
+    Sphere: ``fixed_share = 1/(T+1)``; without ``loss_bound`` Theorem 5,
     ``eta = sqrt(ln(n(1+T))/T)``; with ``L`` Theorem 4,
     ``eta = ln(1 + sqrt(2D/L))``, ``D = ln(n(1+T)) + 1``. Simplex (Theorem 6):
-    ``alpha = 1/(T+1)``, ``c = sqrt(2 ln((1+T)n) + 2)/sqrt(L)``,
+    ``fixed_share = 1/(T+1)``, ``c = sqrt(2 ln((1+T)n) + 2)/sqrt(L)``,
     ``eta = c/(1+c)``, with ``L = T`` unless given.
     """
     T, n = float(horizon), n_features
-    alpha = 1.0 / (T + 1.0)
+    share = 1.0 / (T + 1.0)
     ell = np.log(n * (1.0 + T))
     if domain == "sphere":
         if loss_bound is None:
-            return float(np.sqrt(ell / T)), alpha
-        return float(np.log1p(np.sqrt(2.0 * (ell + 1.0) / float(loss_bound)))), alpha
+            return float(np.sqrt(ell / T)), share
+        return float(np.log1p(np.sqrt(2.0 * (ell + 1.0) / float(loss_bound)))), share
     L = T if loss_bound is None else float(loss_bound)
     c = np.sqrt(2.0 * ell + 2.0) / np.sqrt(L)
-    return float(c / (1.0 + c)), alpha
+    return float(c / (1.0 + c)), share
 
 
-def simplex_step(log_y, grad, learning_rate, alpha):
-    """Eq. (31a-b): ``v ∝ y exp(-eta grad)``, ``y' = alpha/n + (1-alpha) v`` (log domain)."""
-    return log_fixed_share(log_normalize(log_y - learning_rate * grad), alpha)
+def simplex_step(log_y, grad, learning_rate, fixed_share):
+    """Eq. (31a-b): ``v ∝ y exp(-eta grad)``, ``y' = a/n + (1-a) v`` (``a``: the fixed share)."""
+    return log_fixed_share(log_normalize(log_y - learning_rate * grad), fixed_share)
+
+
+@dataclass(kw_only=True, eq=False)
+class VarianceState(OnlineState):
+    """Learned state of :class:`OnlineVarianceMinimizer`.
+
+    Attributes
+    ----------
+    log_w : ndarray of shape (n,)
+        Sphere: the log-eigenvalues of the density ``Y``; simplex: ``log y``.
+    U : ndarray of shape (n, n) or None
+        Sphere: the eigenvectors of ``Y`` (columns); ``None`` on the simplex.
+    learning_rate, fixed_share : float
+        The rates of the last step.
+    """
+
+    log_w: np.ndarray
+    U: np.ndarray | None = None
+    learning_rate: float = 0.0
+    fixed_share: float = 0.0
+
+
+def variance_rates(domain, n_features, t, *, learning_rate, fixed_share, horizon, loss_bound):
+    """The rates of step ``t``: numbers as given, "auto" from Theorems 4-6.
+
+    Without a horizon the "auto" values use the doubling trick: ``T = 2^j``
+    for ``t`` in ``[2^j, 2^(j+1))``.
+    """
+    T = horizon if horizon is not None else 1 << (int(t).bit_length() - 1)
+    eta_t, share_t = theory_variance_parameters(domain, n_features, T, loss_bound)
+    eta = eta_t if learning_rate == "auto" else learning_rate
+    share = share_t if fixed_share == "auto" else fixed_share
+    return float(eta), float(share)
+
+
+def variance_pass(
+    state,
+    *,
+    rows=None,
+    covariances=None,
+    domain,
+    learning_rate,
+    fixed_share,
+    horizon=None,
+    loss_bound=None,
+    eigenvalue_floor=0.0,
+    row_norm="none",
+):
+    """One step per row (``C_t = x xᵀ``) or per covariance; returns ``(new_state, losses)``.
+
+    Each step pays the expected loss of the current choice (sphere:
+    ``Tr(Y C_t)``; simplex: ``yᵀC_t y``), then updates (Yuan & Lamperski
+    Alg. 5, eq. 24: ``Y <- (a/n) I + (1-a) exp(log Y - eta C_t)/Tr``; Alg. 6,
+    eq. 31). Pure: ``state`` is never written into.
+
+    Parameters
+    ----------
+    state : VarianceState
+    rows : ndarray or sparse matrix of shape (m, n), optional
+        Validated rows (exactly one of ``rows`` and ``covariances``).
+    covariances : ndarray of shape (m, n, n), optional
+        Validated symmetric positive semi-definite matrices.
+    domain : {"sphere", "simplex"}
+    learning_rate, fixed_share : float or "auto"
+    horizon : int or None
+        ``T`` for the "auto" rates (``None``: the doubling trick).
+    loss_bound : float or None
+    eigenvalue_floor : float
+        Sphere: floor on the normalised eigenvalues before the fixed share.
+    row_norm : {"none", "clip", "error"}
+
+    Returns
+    -------
+    new_state : VarianceState
+    losses : ndarray of shape (m,)
+    """
+    U, log_w = state.U, state.log_w
+    n = log_w.shape[0]
+    t = state.n_samples_seen
+    rates = dict(
+        learning_rate=learning_rate, fixed_share=fixed_share, horizon=horizon, loss_bound=loss_bound
+    )
+    eta, share = variance_rates(domain, n, t + 1, **rates)
+    floor = float(eigenvalue_floor)
+
+    def steps():
+        if rows is not None:
+            for _, block in dense_row_blocks(rows):
+                for x in prepare_rows(block, row_norm):
+                    yield x, None
+        else:
+            for C in covariances:
+                yield None, C
+
+    losses = []
+    for x, C in steps():
+        t += 1
+        if horizon is None and t & (t - 1) == 0:  # t is a power of two: a new epoch
+            eta, share = variance_rates(domain, n, t, **rates)
+        if domain == "sphere":
+            w = np.exp(log_w)
+            if x is not None:
+                z = U.T @ x
+                loss = float(w @ (z * z))
+                U, mu = meg_eigen_step(U, log_w, eta, z=z)
+            else:
+                G = U.T @ C @ U
+                loss = float(w @ np.diag(G))
+                U, mu = meg_eigen_step(U, log_w, eta, G=G)
+            log_w = spectral_step(mu, 1, floor=floor, share_before_cap=share)
+        else:
+            yv = np.exp(log_w)
+            if x is not None:
+                r = float(x @ yv)
+                loss, grad = r * r, x * r
+            else:
+                grad = C @ yv
+                loss = float(yv @ grad)
+            log_w = simplex_step(log_w, grad, eta, share)
+        losses.append(loss)
+    new = dataclasses.replace(
+        state.copy(),
+        U=U,
+        log_w=log_w,
+        n_samples_seen=t,
+        learning_rate=eta,
+        fixed_share=share,
+    )
+    out = np.asarray(losses, dtype=np.float64)
+    new.record_losses(out)
+    return new, out
 
 
 # --------------------------------------------------------------- estimator
-class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEstimator):
+class OnlineVarianceMinimizer(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineLossMixin, OnlineEstimator
+):
     """Online adaptive variance minimisation on the sphere or the simplex.
 
     At each step the learner holds ``y`` (a unit vector, ``domain="sphere"``,
@@ -63,40 +199,45 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     ``0 ⪯ C_t ⪯ I`` and pays ``yᵀC_t y``.
 
     * ``"sphere"`` (Alg. 5): a density matrix ``Y`` over directions,
-      ``Y <- (alpha/n) I + (1-alpha) exp(log Y - eta C_t)/Tr(.)``; a direction
-      drawn from ``Y`` has expected loss ``Tr(Y C_t)``. ``O(n³)`` per step
-      (one ``n × n`` eigendecomposition), ``O(n²)`` memory.
-    * ``"simplex"`` (Alg. 6): ``y <- alpha/n + (1-alpha) y∘exp(-eta C_t y)/Z``,
+      ``Y <- (a/n) I + (1-a) exp(log Y - eta C_t)/Tr(.)`` with ``a`` the
+      fixed share; a direction drawn from ``Y`` has expected loss
+      ``Tr(Y C_t)``. ``O(n³)`` per step (one ``n × n`` eigendecomposition),
+      ``O(n²)`` memory.
+    * ``"simplex"`` (Alg. 6): ``y <- a/n + (1-a) y∘exp(-eta C_t y)/Z``,
       deterministic, ``O(n²)`` per step (``O(n)`` for a row), ``O(n)`` memory.
 
     Guarantees, on every interval ``[r, s]`` of ``T`` steps (the proofs'
     explicit forms): sphere, Theorem 5 (``eta = sqrt(l/T)``,
-    ``alpha = 1/(T+1)``, ``l = ln(n(1+T))``),
-    ``regret <= (1/eta)(ln(n/alpha) + T ln(1/(1-alpha))) + eta T/2
+    ``a = 1/(T+1)``, ``l = ln(n(1+T))``),
+    ``regret <= (1/eta)(ln(n/a) + T ln(1/(1-a))) + eta T/2
     <= 1.5 sqrt(T l) + sqrt(T/l)``; Theorem 4 with a loss bound ``L``:
     ``sqrt(2LD) + D``, ``D = l + 1``; simplex, Theorem 6 (corrected:
     the paper drops a "+2"), ``2 sqrt(2 L E) + 2 E`` with
     ``E = ln((1+T)n) + 1``.
 
+    Read more in the :ref:`User Guide <online_pca>`.
+
     Parameters
     ----------
     domain : {"sphere", "simplex"}, default="sphere"
+        Unit vectors (Alg. 5) or portfolio weights on the probability simplex
+        (Alg. 6). Fixed at the first call.
 
     learning_rate : float or "auto", default="auto"
         ``eta > 0``; ``"auto"``: the theorem's value (above).
 
-    alpha : float or "auto", default="auto"
-        Fixed-share rate in ``[0, 1)``; ``"auto"``: ``1/(T+1)``.
+    fixed_share : float or "auto", default="auto"
+        Fixed-share rate ``a`` in ``[0, 1)``; ``"auto"``: ``1/(T+1)``.
 
     horizon : int, default=None
         ``T`` for the ``"auto"`` settings. ``None``: the doubling trick, the
         ``"auto"`` values are re-tuned for ``T = 2^j`` at steps ``2^j``
         (``j = 0, 1, ...``). The state is kept across re-tunings: the fixed
-        share keeps every weight ``>= alpha/n``, which is all the
-        per-interval bound needs at an interval's start, so every interval
-        inside one doubling epoch keeps its epoch's guarantee. The rates
-        (numbers or ``"auto"``) are read again at every call, so
-        ``set_params`` between calls applies from the next step.
+        share keeps every weight ``>= a/n``, which is all the per-interval
+        bound needs at an interval's start, so every interval inside one
+        doubling epoch keeps its epoch's guarantee. The rates (numbers or
+        ``"auto"``) are read again at every call, so ``set_params`` between
+        calls applies from the next step.
 
     loss_bound : float, default=None
         ``L`` for the ``"auto"`` learning rate (sphere: switches Theorem 5
@@ -109,11 +250,12 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     eigenvalue_floor : float, default=1e-16
         Sphere only: floor on the normalised eigenvalues before the fixed
-        share (see :class:`AdaptiveOnlinePCA`); irrelevant when
-        ``alpha/n`` is larger.
+        share (see :class:`AdaptiveOnlinePCA`); irrelevant when ``a/n`` is
+        larger.
 
     keep_history : bool, default=False
-        Store the per-step expected losses in ``losses_``.
+        Store the per-step expected losses in ``loss_history_``. Fixed at the
+        first call.
 
     random_state : int, RandomState instance, Generator or None, default=None
         Only for :meth:`sample_direction`.
@@ -122,25 +264,31 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     ----------
     direction_ : ndarray of shape (n_features,)
         Sphere: the eigenvector of ``Y`` with the largest eigenvalue (the
-        preferred direction; sign-fixed).
+        preferred direction; sign-fixed). Simplex: the weights.
 
     weights_ : ndarray of shape (n_features,)
         Simplex: ``y``; sphere: the eigenvalues of ``Y`` (ascending, matching
         ``density_eigenvectors_``).
 
-    density_eigenvalues_, density_eigenvectors_ : ndarray
-        Sphere: the eigen-decomposition of ``Y`` (ascending).
+    density_eigenvalues_ : ndarray of shape (n_features,)
+        Sphere: the eigenvalues of ``Y``, ascending.
 
-    n_steps_ : int
+    density_eigenvectors_ : ndarray of shape (n_features, n_features)
+        Sphere: the matching eigenvectors (columns).
+
+    n_samples_seen_ : int
         Steps (rows or covariances) processed.
 
-    learning_rate_, alpha_ : float
-        The values in use.
+    learning_rate_ : float
+        The learning rate of the last step.
+
+    fixed_share_ : float
+        The fixed-share rate of the last step.
 
     cumulative_loss_ : float
         Sum of the expected losses, each before its step's update.
 
-    losses_ : ndarray of shape (n_steps_,)
+    loss_history_ : ndarray of shape (n_samples_seen_,)
         Only with ``keep_history=True``.
 
     n_features_in_ : int
@@ -151,7 +299,7 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     See Also
     --------
-    AdaptiveOnlinePCA : the same update for rank-``k`` projections.
+    AdaptiveOnlinePCA : The same update for rank-``k`` projections.
 
     References
     ----------
@@ -173,12 +321,11 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     """
 
     _accept_sparse = "csr"
-    _private_state = ("_U", "_log_w", "_fitted_params")
 
     _parameter_constraints: ClassVar[dict] = {
         "domain": [StrOptions({"sphere", "simplex"})],
         "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "alpha": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
+        "fixed_share": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
         "horizon": [Interval(Integral, 1, None, closed="left"), None],
         "loss_bound": [Interval(Real, 0, None, closed="neither"), None],
         "row_norm": [StrOptions({"clip", "none", "error"})],
@@ -188,7 +335,7 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     }
 
     @property
-    def _constant_memory(self):
+    def _constant_memory(self):  # type: ignore[override]  # the history grows with the stream
         return not self.keep_history
 
     def __init__(
@@ -196,7 +343,7 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         domain="sphere",
         *,
         learning_rate="auto",
-        alpha="auto",
+        fixed_share="auto",
         horizon=None,
         loss_bound=None,
         row_norm="none",
@@ -206,7 +353,7 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     ):
         self.domain = domain
         self.learning_rate = learning_rate
-        self.alpha = alpha
+        self.fixed_share = fixed_share
         self.horizon = horizon
         self.loss_bound = loss_bound
         self.row_norm = row_norm
@@ -214,14 +361,15 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self.keep_history = keep_history
         self.random_state = random_state
 
+    def _frozen_params(self):
+        return ("domain", "keep_history")
+
     # ------------------------------------------------------------ validation
-    def _validate_batch(self, X, y, first_call):
-        if not first_call and self._fitted_params != self.domain:
-            raise ValueError("domain changed since the first partial_fit; call fit to restart.")
-        X, y = super()._validate_batch(X, y, first_call)
+    def _validate_batch(self, X, y, first_call, **fit_params):
+        X, y = self._check_training_data(X, y, first_call)
         self._check_width(X.shape[1])
         check_row_norms(X, self.row_norm)  # C_t = x xᵀ ⪯ I needs ||x|| <= 1
-        return X, y
+        return X, y, {}
 
     def _check_width(self, n):
         if n < 2:
@@ -231,7 +379,7 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         if self.eigenvalue_floor * n >= 1:
             raise ValueError("eigenvalue_floor must be below 1/n_features.")
 
-    def _validate_covariances(self, C):
+    def _validate_covariances(self, C, first_call):
         if np.iscomplexobj(C):
             raise ValueError("C must be real; complex data are not supported.")
         C = np.asarray(C, dtype=np.float64)
@@ -243,14 +391,11 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise ValueError("C contains NaN or infinity.")
         check_finite_magnitude(C, name="C")
         n = C.shape[1]
-        if self._is_initialized():
-            if n != self.n_features_in_:
-                raise ValueError(
-                    f"C is {n} x {n}, but OnlineVarianceMinimizer is expecting "
-                    f"{self.n_features_in_} features."
-                )
-            if self._fitted_params != self.domain:
-                raise ValueError("domain changed since the first call; call fit to restart.")
+        if not first_call and n != self.n_features_in_:
+            raise ValueError(
+                f"C is {n} x {n}, but OnlineVarianceMinimizer is expecting "
+                f"{self.n_features_in_} features."
+            )
         self._check_width(n)
         scale = max(1.0, float(np.max(np.abs(C))))
         if np.max(np.abs(C - np.swapaxes(C, 1, 2))) > 1e-10 * scale:
@@ -260,97 +405,50 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return 0.5 * (C + np.swapaxes(C, 1, 2))
 
     # ----------------------------------------------------------------- state
-    def _init_state(self, X, y):
-        self._init_width(X.shape[1])
+    def _init_state(self, X, y, **kwargs):
+        n = X.shape[1]
+        return VarianceState(
+            U=np.eye(n) if self.domain == "sphere" else None,
+            log_w=np.full(n, -np.log(n)),
+            loss_history=np.zeros(0) if self.keep_history else None,
+        )
 
-    def _init_width(self, n):
-        self._fitted_params = self.domain
-        self._U = np.eye(n) if self.domain == "sphere" else None
-        self._log_w = np.full(n, -np.log(n))
-        self.n_steps_ = 0
-        self.cumulative_loss_ = 0.0
-        if self.keep_history:
-            self.losses_ = np.zeros(0)
-        self._tune(1)
+    def _pass(self, state, **data):
+        new, _ = variance_pass(
+            state,
+            **data,
+            domain=state.frozen["domain"],
+            learning_rate=self.learning_rate,
+            fixed_share=self.fixed_share,
+            horizon=self.horizon,
+            loss_bound=self.loss_bound,
+            eigenvalue_floor=self.eigenvalue_floor,
+            row_norm=self.row_norm,
+        )
+        return new
 
-    def _tune(self, t):
-        """Resolve the "auto" settings for step ``t`` (doubling when no horizon)."""
-        n = self._log_w.shape[0]
-        if self.horizon is not None:
-            T = self.horizon
-        else:
-            T = 1 << (int(t).bit_length() - 1)  # epoch length 2^j for t in [2^j, 2^(j+1))
-        eta_t, alpha_t = theory_variance_parameters(self.domain, n, T, self.loss_bound)
-        eta = eta_t if self.learning_rate == "auto" else self.learning_rate
-        alpha = alpha_t if self.alpha == "auto" else self.alpha
-        self.learning_rate_, self.alpha_ = float(eta), float(alpha)
-
-    def _step(self, x=None, C=None):
-        """One step; returns the expected loss paid before the update."""
-        t = self.n_steps_ + 1
-        if self.horizon is None and t & (t - 1) == 0:  # t is a power of two
-            self._tune(t)
-        eta, alpha = self.learning_rate_, self.alpha_
-        if self.domain == "sphere":
-            w = np.exp(self._log_w)
-            if x is not None:
-                z = self._U.T @ x
-                loss = float(w @ (z * z))
-                self._U, mu = meg_eigen_step(self._U, self._log_w, eta, z=z)
-            else:
-                G = self._U.T @ C @ self._U
-                loss = float(w @ np.diag(G))
-                self._U, mu = meg_eigen_step(self._U, self._log_w, eta, G=G)
-            self._log_w = spectral_step(
-                mu, 1, floor=float(self.eigenvalue_floor), share_before_cap=alpha
-            )
-        else:
-            yv = np.exp(self._log_w)
-            if x is not None:
-                r = float(x @ yv)
-                loss, grad = r * r, x * r
-            else:
-                grad = C @ yv
-                loss = float(yv @ grad)
-            self._log_w = simplex_step(self._log_w, grad, eta, alpha)
-        self.n_steps_ = t
-        return loss
-
-    def _run(self, rows=None, covs=None):
-        self._tune(self.n_steps_ + 1)  # rates set (set_params) since the last call apply now
-        losses = []
-        cum = self.cumulative_loss_
-        if rows is not None:
-            for _, block in _dense_rows(rows):
-                for x in prepare_rows(block, self.row_norm):
-                    loss = self._step(x=x)
-                    cum += loss
-                    losses.append(loss)
-        else:
-            for C in covs:
-                loss = self._step(C=C)
-                cum += loss
-                losses.append(loss)
-        self.cumulative_loss_ = cum
-        if self.keep_history:
-            self.losses_ = np.concatenate([self.losses_, np.asarray(losses)])
-
-    def _update(self, X, y):
-        self._run(rows=X)
+    def _partial_fit_state(self, state, X, y, **kwargs):
+        return self._pass(state, rows=X)
 
     # ------------------------------------------------------------ fitting API
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
         """One step per row ``x`` of ``X``, with ``C_t = x xᵀ``.
 
+        The whole batch is validated first; if anything fails the estimator
+        is left as it was.
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : Ignored
+            The rows, in stream order.
+        y : None
+            Ignored; present for API consistency.
 
         Returns
         -------
         self : object
+            The estimator, updated.
         """
         return self._online_partial_fit(X)
 
@@ -361,63 +459,88 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : Ignored
+            The rows, in stream order.
+        y : None
+            Ignored; present for API consistency.
 
         Returns
         -------
         self : object
+            The fitted estimator.
         """
         return self._online_fit(X)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit_covariances(self, C):
         """One step per covariance matrix ``C_t`` (the paper's general protocol).
+
+        Follows the same contract as :meth:`partial_fit`: the matrices are
+        validated as a whole first, the parameters fixed at the first call
+        are checked, and if anything fails the estimator is left as it was
+        (an unfitted one stays unfitted).
 
         Parameters
         ----------
         C : array-like of shape (n_features, n_features) or (n_steps, n_features, n_features)
-            Symmetric positive semi-definite matrices; the guarantees need
-            ``C_t ⪯ I``. Validated as a whole before any step.
+            Symmetric positive semi-definite matrices, in stream order; the
+            guarantees need ``C_t ⪯ I``.
 
         Returns
         -------
         self : object
+            The estimator, updated.
         """
-        self._validate_params()
-        C = self._validate_covariances(C)
-        if not self._is_initialized():
-            self.n_features_in_ = C.shape[1]
-            self._init_width(C.shape[1])
-        self._run(covs=C)
+        with self._transaction():
+            first_call = not self._is_initialized()
+            if not first_call:
+                self._check_frozen(self._state)
+            C = self._validate_covariances(C, first_call)
+            if first_call:
+                self.n_features_in_ = C.shape[1]
+                state = self._new_state(np.empty((0, C.shape[1])), None)
+            else:
+                state = self._state
+            self._commit(self._pass(state, covariances=C))
         return self
 
     # -------------------------------------------------------------- read-out
     def _order(self):
-        return np.argsort(self._log_w, kind="stable")
+        return np.argsort(self._fitted_state().log_w, kind="stable")
+
+    def _sphere_state(self, name):
+        state = self._fitted_state()
+        if state.U is None:
+            raise AttributeError(f"{name} is defined for domain='sphere' only")
+        return state
+
+    @property
+    def learning_rate_(self):
+        """float: the learning rate of the last step (``"auto"`` resolved)."""
+        return float(self._fitted_state().learning_rate)
+
+    @property
+    def fixed_share_(self):
+        """float: the fixed-share rate of the last step (``"auto"`` resolved)."""
+        return float(self._fitted_state().fixed_share)
 
     @property
     def density_eigenvalues_(self):
         """ndarray of shape (n_features,): eigenvalues of ``Y`` (sphere), ascending."""
-        self._check_fitted()
-        self._require_sphere("density_eigenvalues_")
-        return np.exp(self._log_w[self._order()])
+        state = self._sphere_state("density_eigenvalues_")
+        return np.exp(state.log_w[self._order()])
 
     @property
     def density_eigenvectors_(self):
         """ndarray of shape (n_features, n_features): matching eigenvectors (sphere)."""
-        self._check_fitted()
-        self._require_sphere("density_eigenvectors_")
-        return sign_fixed(self._U[:, self._order()])
-
-    def _require_sphere(self, name):
-        if self.domain != "sphere" or self._U is None:
-            raise AttributeError(f"{name} is defined for domain='sphere' only")
+        state = self._sphere_state("density_eigenvectors_")
+        return sign_fixed(state.U[:, self._order()])
 
     @property
     def weights_(self):
         """ndarray of shape (n_features,): ``y`` (simplex) or the eigenvalues of ``Y`` (sphere)."""
-        self._check_fitted()
-        if self._U is None:
-            return np.exp(self._log_w - logsumexp(self._log_w))
+        state = self._fitted_state()
+        if state.U is None:
+            return np.exp(state.log_w - logsumexp(state.log_w))
         return self.density_eigenvalues_
 
     @property
@@ -427,29 +550,30 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Sphere: the eigenvector of ``Y`` with the largest eigenvalue; simplex:
         the weights.
         """
-        self._check_fitted()
-        if self._U is None:
+        state = self._fitted_state()
+        if state.U is None:
             return self.weights_
-        return sign_fixed(self._U[:, self._order()[-1:]])[:, 0]
+        return sign_fixed(state.U[:, self._order()[-1:]])[:, 0]
 
     def sample_direction(self, random_state=None):
         """Draw a unit direction from ``Y`` as Alg. 5 does (sphere only).
 
         Parameters
         ----------
-        random_state : int, Generator, RandomState or None
-            ``None`` uses the estimator's ``random_state``.
+        random_state : int, Generator, RandomState or None, default=None
+            Source of the uniform draw; ``None`` uses the estimator's
+            ``random_state``.
 
         Returns
         -------
         y : ndarray of shape (n_features,)
+            An eigenvector of ``Y``, drawn with probability its eigenvalue.
         """
-        self._check_fitted()
-        self._require_sphere("sample_direction")
-        rng = _as_generator(self.random_state if random_state is None else random_state)
-        w = np.exp(self._log_w - logsumexp(self._log_w))
+        state = self._sphere_state("sample_direction")
+        rng = as_generator(self.random_state if random_state is None else random_state)
+        w = np.exp(state.log_w - logsumexp(state.log_w))
         j = min(int(np.searchsorted(np.cumsum(w), rng.random(), side="right")), w.size - 1)
-        return sign_fixed(self._U[:, [j]])[:, 0]
+        return sign_fixed(state.U[:, [j]])[:, 0]
 
     @property
     def _n_features_out(self):
@@ -461,10 +585,12 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to project.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, 1)
+            Each row's coordinate along ``direction_``.
         """
         X = self._validate_predict(X)
         y = self.direction_
@@ -476,10 +602,12 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to score.
 
         Returns
         -------
         scores : ndarray of shape (n_samples,)
+            The negative loss of each row; greater is better.
         """
         return -(self.transform(X)[:, 0] ** 2)
 
@@ -489,11 +617,14 @@ class OnlineVarianceMinimizer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : Ignored
+            The rows to score.
+        y : None
+            Ignored; present for API consistency.
 
         Returns
         -------
         score : float
+            The negative mean loss of the rows.
         """
         return float(np.mean(self.score_samples(X)))
 

@@ -82,19 +82,19 @@ def log_floor(log_v, floor, counts=None):
     return log_normalize(np.maximum(log_v, np.log(floor)), counts)
 
 
-def log_fixed_share(log_v, alpha, counts=None):
-    """Fixed share ``v <- alpha/n + (1 - alpha) v`` in the log domain.
+def log_fixed_share(log_v, share, counts=None):
+    """Fixed share ``v <- share/n + (1 - share) v`` in the log domain.
 
-    ``alpha == 0`` returns the input unchanged (bit for bit). The result is
+    ``share == 0`` returns the input unchanged (bit for bit). The result is
     renormalised against rounding drift. ``n`` counts repeated entries.
     """
     log_v = np.asarray(log_v, dtype=np.float64)
-    if alpha <= 0:
+    if share <= 0:
         return log_v
     n = log_v.shape[0] if counts is None else float(np.sum(counts))
-    if alpha >= 1:
+    if share >= 1:
         return np.full(log_v.shape[0], -np.log(n))
-    return log_normalize(np.logaddexp(np.log1p(-alpha) + log_v, np.log(alpha / n)), counts)
+    return log_normalize(np.logaddexp(np.log1p(-share) + log_v, np.log(share / n)), counts)
 
 
 def log_cap(log_w, d, counts=None):
@@ -322,12 +322,12 @@ def spectral_step(mu, d, *, floor=0.0, share_before_cap=0.0, share_after_cap=0.0
     return log_w
 
 
-def capped_hedge_step(log_w, losses, learning_rate, d, *, alpha=0.0, floor=0.0):
+def capped_hedge_step(log_w, losses, learning_rate, d, *, fixed_share=0.0, floor=0.0):
     """One step of capped Hedge with fixed share (Yuan & Lamperski Alg. 1, eq. 4).
 
     ``v ∝ w exp(-eta l)`` (4a, normaliser ``sum_j w_j exp(-eta l_j)``),
-    ``w^ = alpha/n + (1 - alpha) v`` (4b), ``w' = cap_d(w^)`` (4c). With
-    ``alpha = 0`` this is Warmuth & Kuzmin's Algorithm 3.
+    ``w^ = a/n + (1 - a) v`` (4b, ``a`` the fixed share), ``w' = cap_d(w^)``
+    (4c). With ``a = 0`` this is Warmuth & Kuzmin's Algorithm 3.
 
     Parameters
     ----------
@@ -337,7 +337,7 @@ def capped_hedge_step(log_w, losses, learning_rate, d, *, alpha=0.0, floor=0.0):
     learning_rate : float
     d : int
         Size of the loss-paying subset, ``n - k``.
-    alpha : float, default=0.0
+    fixed_share : float, default=0.0
     floor : float, default=0.0
 
     Returns
@@ -345,4 +345,4 @@ def capped_hedge_step(log_w, losses, learning_rate, d, *, alpha=0.0, floor=0.0):
     log_w_new : ndarray of shape (n,)
     """
     mu = np.asarray(log_w, dtype=np.float64) - learning_rate * np.asarray(losses, np.float64)
-    return spectral_step(mu, d, floor=floor, share_before_cap=alpha)
+    return spectral_step(mu, d, floor=floor, share_before_cap=fixed_share)

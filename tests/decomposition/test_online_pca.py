@@ -67,13 +67,13 @@ def interval_comparators(X, d, grid):
 
 # --------------------------------------------------------------- invariants
 ESTIMATORS = [
-    AdaptiveOnlinePCA(n_components=2, alpha=1e-3),
-    AdaptiveOnlinePCA(n_components=2, alpha=0.0, eigenvalue_floor=0.0),
+    AdaptiveOnlinePCA(n_components=2, fixed_share=1e-3),
+    AdaptiveOnlinePCA(n_components=2, fixed_share=0.0, eigenvalue_floor=0.0),
     RandomizedOnlinePCA(n_components=2),
     RandomizedOnlinePCA(n_components=3, update="cumulative"),
     RandomizedOnlinePCA(n_components=2, update="cumulative", center=True, mean_prior=2.0),
-    RandomizedOnlinePCA(n_components=2, mixing="uniform", alpha=0.01),
-    RandomizedOnlinePCA(n_components=2, mixing="past", alpha=0.01),
+    RandomizedOnlinePCA(n_components=2, mixing="uniform", mixing_rate=0.01),
+    RandomizedOnlinePCA(n_components=2, mixing="past", mixing_rate=0.01),
 ]
 
 
@@ -90,8 +90,8 @@ def test_per_step_invariants(est):
         assert w.max() <= (1 + 1e-12) / (n - k)
         U = est.density_eigenvectors_
         assert np.max(np.abs(U.T @ U - np.eye(n))) < 1e-10
-        if isinstance(est, AdaptiveOnlinePCA) and est.alpha_ > 0:
-            assert w.min() >= est.alpha_ / n * (1 - 1e-12)
+        if isinstance(est, AdaptiveOnlinePCA) and est.fixed_share_ > 0:
+            assert w.min() >= est.fixed_share_ / n * (1 - 1e-12)
     C = est.components_
     np.testing.assert_allclose(C @ C.T, np.eye(k), atol=1e-12)
     assert np.all(C[np.arange(k), np.argmax(np.abs(C), axis=1)] > 0)  # sign-fixed
@@ -108,25 +108,25 @@ def test_first_and_second_trial_closed_form():
     e = np.exp(-eta)
     u2 = (x1 @ x2) ** 2
     expected = [(n - k) / n, (n - k) * (e * u2 + x2 @ x2 - u2) / (e + n - 1)]
-    np.testing.assert_allclose(est.expected_losses_, expected, rtol=1e-13)
+    np.testing.assert_allclose(est.loss_history_, expected, rtol=1e-13)
 
 
 def test_adaptive_alpha0_equals_static_exactly():
     X = switching_stream(1, seg=100)
     kw = dict(n_components=2, learning_rate=1.0, keep_history=True)
     for floor in (0.0, 1e-16, 1e-10 / 18):
-        a = AdaptiveOnlinePCA(alpha=0.0, eigenvalue_floor=floor, **kw).fit(X)
+        a = AdaptiveOnlinePCA(fixed_share=0.0, eigenvalue_floor=floor, **kw).fit(X)
         r = RandomizedOnlinePCA(eigenvalue_floor=floor, **kw).fit(X)
-        assert np.array_equal(a.expected_losses_, r.expected_losses_)
-        assert a.cumulative_expected_loss_ == r.cumulative_expected_loss_
+        assert np.array_equal(a.loss_history_, r.loss_history_)
+        assert a.cumulative_loss_ == r.cumulative_loss_
 
 
 def test_adaptive_differs_from_wk_uniform_mixing():
     """Same alpha, different order (before vs after capping): different learners."""
     X = switching_stream(2, seg=60)
-    a = AdaptiveOnlinePCA(n_components=2, alpha=0.05).fit(X)
-    r = RandomizedOnlinePCA(n_components=2, mixing="uniform", alpha=0.05).fit(X)
-    assert abs(a.cumulative_expected_loss_ - r.cumulative_expected_loss_) > 1e-6
+    a = AdaptiveOnlinePCA(n_components=2, fixed_share=0.05).fit(X)
+    r = RandomizedOnlinePCA(n_components=2, mixing="uniform", mixing_rate=0.05).fit(X)
+    assert abs(a.cumulative_loss_ - r.cumulative_loss_) > 1e-6
 
 
 def test_diagonal_losses_match_subset_hedge():
@@ -137,10 +137,10 @@ def test_diagonal_losses_match_subset_hedge():
     X[np.arange(T), rng.integers(0, n, T)] = rng.uniform(0.2, 1.0, T)
     for alpha in (0.0, 1e-3):
         pca = AdaptiveOnlinePCA(
-            n_components=k, alpha=alpha, eigenvalue_floor=0.0, keep_history=True
+            n_components=k, fixed_share=alpha, eigenvalue_floor=0.0, keep_history=True
         ).fit(X)
-        hedge = AdaptiveSubsetHedge(n_kept=k, alpha=alpha, keep_history=True).fit(X**2)
-        np.testing.assert_allclose(pca.expected_losses_, hedge.expected_losses_, rtol=1e-11)
+        hedge = AdaptiveSubsetHedge(n_kept=k, fixed_share=alpha, keep_history=True).fit(X**2)
+        np.testing.assert_allclose(pca.loss_history_, hedge.loss_history_, rtol=1e-11)
         np.testing.assert_allclose(
             pca.density_eigenvalues_, np.sort(hedge.weights_), rtol=1e-10, atol=1e-300
         )
@@ -150,20 +150,20 @@ def test_diagonal_losses_match_subset_hedge():
 
 def test_k_equals_n_minus_1_is_the_variance_minimizer():
     X = ball_stream(4, n=6, T=150)
-    pca = AdaptiveOnlinePCA(n_components=5, learning_rate=0.7, alpha=1e-3, keep_history=True)
-    ovm = OnlineVarianceMinimizer(learning_rate=0.7, alpha=1e-3, keep_history=True)
+    pca = AdaptiveOnlinePCA(n_components=5, learning_rate=0.7, fixed_share=1e-3, keep_history=True)
+    ovm = OnlineVarianceMinimizer(learning_rate=0.7, fixed_share=1e-3, keep_history=True)
     pca.fit(X)
     ovm.fit(X)
-    np.testing.assert_allclose(pca.expected_losses_, ovm.losses_, rtol=1e-12)
+    np.testing.assert_allclose(pca.loss_history_, ovm.loss_history_, rtol=1e-12)
     np.testing.assert_allclose(pca.density_eigenvalues_, ovm.density_eigenvalues_, rtol=1e-10)
 
 
 @pytest.mark.parametrize(
     "est",
     [
-        AdaptiveOnlinePCA(n_components=2, alpha=1e-3),
+        AdaptiveOnlinePCA(n_components=2, fixed_share=1e-3),
         RandomizedOnlinePCA(n_components=2, update="cumulative", center=True),
-        RandomizedOnlinePCA(n_components=2, mixing="past", alpha=0.01),
+        RandomizedOnlinePCA(n_components=2, mixing="past", mixing_rate=0.01),
     ],
     ids=repr,
 )
@@ -172,7 +172,7 @@ def test_rotation_equivariance(est):
     O, _ = np.linalg.qr(np.random.default_rng(6).standard_normal((9, 9)))
     a = pickle.loads(pickle.dumps(est)).set_params(keep_history=True).fit(X)
     b = pickle.loads(pickle.dumps(est)).set_params(keep_history=True).fit(X @ O.T)
-    np.testing.assert_allclose(a.expected_losses_, b.expected_losses_, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(a.loss_history_, b.loss_history_, rtol=1e-9, atol=1e-13)
     np.testing.assert_allclose(b.density_matrix_, O @ a.density_matrix_ @ O.T, atol=1e-10)
 
 
@@ -203,7 +203,7 @@ def test_realized_loss_recording_matches_expectation():
         totals.append(est.cumulative_realized_loss_)
     totals = np.array(totals)
     se = totals.std() / np.sqrt(totals.size)
-    assert abs(totals.mean() - est.cumulative_expected_loss_) < 3.5 * se
+    assert abs(totals.mean() - est.cumulative_loss_) < 3.5 * se
 
 
 def test_orientation_components_are_the_smallest_eigenvalues():
@@ -219,7 +219,7 @@ def test_orientation_components_are_the_smallest_eigenvalues():
             wrong += x @ x - np.sum((top.T @ x) ** 2)
         est.partial_fit(x[None])
     energy = np.sum(X**2)
-    assert right < 0.15 * est.cumulative_expected_loss_ + est.cumulative_expected_loss_
+    assert right < 0.15 * est.cumulative_loss_ + est.cumulative_loss_
     assert right < 0.1 * wrong
     assert wrong > 0.9 * energy
 
@@ -230,9 +230,9 @@ def test_expected_loss_matches_bookkeeping_and_leaves_state():
     before = pickle.dumps(est)
     pred = est.expected_loss(X[50:51])[0]
     assert pickle.dumps(est) == before
-    c0 = est.cumulative_expected_loss_
+    c0 = est.cumulative_loss_
     est.partial_fit(X[50:51])
-    assert est.cumulative_expected_loss_ - c0 == pytest.approx(pred, rel=1e-12)
+    assert est.cumulative_loss_ - c0 == pytest.approx(pred, rel=1e-12)
     np.testing.assert_allclose(
         -est.score_samples(X[:5]), est.expected_loss(X[:5]), rtol=1e-12
     )  # rows of norm <= 1: raw = prepared
@@ -281,17 +281,56 @@ def test_infinite_mean_prior_clamps_the_mean():
     ).fit(X)
     np.testing.assert_array_equal(est.mean_, m0)
     ref = RandomizedOnlinePCA(update="cumulative", keep_history=True).fit(X - m0)
-    np.testing.assert_allclose(est.expected_losses_, ref.expected_losses_, rtol=1e-12)
+    np.testing.assert_allclose(est.loss_history_, ref.loss_history_, rtol=1e-12)
 
 
-def test_large_eta_cumulative_is_follow_the_leader():
+@pytest.mark.parametrize("floor", [0.0, 1e-16])
+def test_large_eta_cumulative_is_follow_the_leader(floor):
     X = switching_stream(12, n=10, seg=60)
-    # eigenvalue_floor=0: a floor would tie every non-top direction at the floor
+    # the cumulative update applies no floor (a floor would tie every non-top direction)
     est = RandomizedOnlinePCA(
-        n_components=2, learning_rate=1e3, update="cumulative", eigenvalue_floor=0
+        n_components=2, learning_rate=1e3, update="cumulative", eigenvalue_floor=floor
     ).fit(X)
     top = np.linalg.eigh(X.T @ X)[1][:, -2:]
     np.testing.assert_allclose(est.components_.T @ est.components_, top @ top.T, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("solver", "center"), [("dense", False), ("bulk", True), ("secular", False)]
+)
+def test_cumulative_floor_keeps_the_order_of_small_directions(solver, center):
+    """Issue 10, defect 1: the default floor must not tie the kept directions.
+
+    With ``eigenvalue_floor=1e-16`` applied to ``softmax(-eta C)``, every
+    direction whose weight falls 36.8 nats (``ln 1e16``) below the largest was
+    floored to the same value: after about ``36.8 / (eta · variance gap)`` rows
+    the kept directions and the next one tied, ``components_`` became an
+    arbitrary pick among them and the expected loss about twice the optimum.
+    The default must follow the exact (floor 0) update over 20 000 rows.
+    """
+    n, k, T, eta = 5, 2, 20_000, 1.0
+    rng = np.random.default_rng(30)
+    X = rng.standard_normal((T, n)) * np.sqrt([0.3, 0.2, 0.1, 0.05, 0.02])
+    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+    kw = dict(n_components=k, learning_rate=eta, update="cumulative", center=center, solver=solver)
+    default = RandomizedOnlinePCA(keep_history=True, **kw).fit(X)  # eigenvalue_floor=1e-16
+    exact = RandomizedOnlinePCA(eigenvalue_floor=0.0, keep_history=True, **kw).fit(X)
+    np.testing.assert_array_equal(default.loss_history_, exact.loss_history_)
+    np.testing.assert_array_equal(default.density_log_eigenvalues_, exact.density_log_eigenvalues_)
+    # the kept directions keep their order: no tie among the k + 1 smallest weights
+    assert np.all(np.diff(default.density_log_eigenvalues_[: k + 1]) > 0)
+    # and they are the top-k eigenvectors of the (centred) scatter (Lemma 7). The basis is
+    # rotated by T rank-one updates, each exact to eps relative to ||C||; a subspace moves by
+    # the error over the eigengap.
+    Xc = X - X.mean(axis=0) if center else X
+    lam, V = np.linalg.eigh(Xc.T @ Xc)
+    tol = T * np.finfo(float).eps * lam[-1] / (lam[-k] - lam[-k - 1])
+    P = default.components_.T @ default.components_
+    np.testing.assert_allclose(P, V[:, -k:] @ V[:, -k:].T, rtol=0, atol=tol)
+    if not center:  # Theorem 6 (the uncentred Alg. 6 has Alg. 5's bound), rows of norm <= 1
+        d = n - k
+        L = lam[:d].sum()
+        assert default.cumulative_loss_ <= (eta * L + d * np.log(n / d)) / (1 - np.exp(-eta))
 
 
 def test_incremental_equals_cumulative_without_capping():
@@ -301,13 +340,13 @@ def test_incremental_equals_cumulative_without_capping():
     a = RandomizedOnlinePCA(**kw).fit(X)
     b = RandomizedOnlinePCA(update="cumulative", **kw).fit(X)
     assert a.density_eigenvalues_.max() < 1 / 3
-    np.testing.assert_allclose(a.expected_losses_, b.expected_losses_, rtol=1e-10)
+    np.testing.assert_allclose(a.loss_history_, b.loss_history_, rtol=1e-10)
 
 
 def test_past_mixing_first_step_is_uniform_mixing():
     X = switching_stream(14, n=8, seg=5)
-    a = RandomizedOnlinePCA(n_components=2, mixing="past", alpha=0.1).fit(X[:1])
-    b = RandomizedOnlinePCA(n_components=2, mixing="uniform", alpha=0.1).fit(X[:1])
+    a = RandomizedOnlinePCA(n_components=2, mixing="past", mixing_rate=0.1).fit(X[:1])
+    b = RandomizedOnlinePCA(n_components=2, mixing="uniform", mixing_rate=0.1).fit(X[:1])
     np.testing.assert_allclose(a.density_eigenvalues_, b.density_eigenvalues_, rtol=1e-12)
     a.partial_fit(X[1:])
     b.partial_fit(X[1:])
@@ -322,9 +361,9 @@ def test_per_interval_inequality(eta, alpha):
     n, k = 20, 2
     d = n - k
     est = AdaptiveOnlinePCA(
-        n_components=k, learning_rate=eta, alpha=alpha, eigenvalue_floor=0, keep_history=True
+        n_components=k, learning_rate=eta, fixed_share=alpha, eigenvalue_floor=0, keep_history=True
     ).fit(X)
-    A = np.r_[0.0, np.cumsum(est.expected_losses_)]
+    A = np.r_[0.0, np.cumsum(est.loss_history_)]
     grid = [*range(0, 300, 5), 299]
     B = interval_comparators(X, d, grid)
     slack = min(
@@ -343,7 +382,7 @@ def test_static_warmuth_kuzmin_inequality_is_tight():
         est = RandomizedOnlinePCA(
             n_components=k, learning_rate=eta, eigenvalue_floor=0, keep_history=True
         ).fit(X)
-        A = np.cumsum(est.expected_losses_)
+        A = np.cumsum(est.loss_history_)
         B = best_losses(X, n - k)
         slack = (n - k) * np.log(n / (n - k)) - ((1 - np.exp(-eta)) * A - eta * B)
         assert slack.min() >= 0
@@ -358,16 +397,16 @@ def test_theorem3_adaptive_regret_bound():
     est = AdaptiveOnlinePCA(
         n_components=k,
         learning_rate="auto",
-        alpha="auto",
+        fixed_share="auto",
         horizon=T,
         loss_bound=L,
         eigenvalue_floor=0,
         keep_history=True,
     ).fit(X)
     D = d * np.log(n * (1 + d * T)) + 1
-    assert est.alpha_ == pytest.approx(1 / (T * d + 1))
+    assert est.fixed_share_ == pytest.approx(1 / (T * d + 1))
     assert est.learning_rate_ == pytest.approx(np.log1p(np.sqrt(2 * D / L)))
-    A = np.r_[0.0, np.cumsum(est.expected_losses_)]
+    A = np.r_[0.0, np.cumsum(est.loss_history_)]
     grid = [*range(0, T, 10), T - 1]
     B = interval_comparators(X, d, grid)
     regret = max(A[s + 1] - A[r] - B[r, s] for (r, s) in B)
@@ -382,7 +421,7 @@ def test_theorem6_static_bound(eta):
     est = RandomizedOnlinePCA(n_components=k, learning_rate=eta, eigenvalue_floor=0).fit(X)
     L = best_losses(X, n - k)[-1]
     bound = (eta * L + (n - k) * np.log(n / (n - k))) / (1 - np.exp(-eta))
-    assert est.cumulative_expected_loss_ <= bound
+    assert est.cumulative_loss_ <= bound
 
 
 @pytest.mark.parametrize("eta", [0.05, 0.2, 1.0, 5.0])
@@ -399,18 +438,18 @@ def test_corollary9_centered_bound(eta):
     L = np.linalg.eigvalsh(Xc.T @ Xc)[: n - k].sum()
     d = n - k
     bound = (eta * L + d * np.log(n / d)) / (1 - np.exp(-eta)) + np.log(T) + R**2
-    assert est.cumulative_expected_loss_ <= bound
+    assert est.cumulative_loss_ <= bound
 
 
 # ----------------------------------------------------------- behaviour
 def test_adaptive_tracks_switches_better_than_static():
     X = switching_stream(20)
-    ada = AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, alpha=1e-5).fit(X)
+    ada = AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, fixed_share=1e-5).fit(X)
     exact = RandomizedOnlinePCA(n_components=2, eigenvalue_floor=0).fit(X)
     floored = RandomizedOnlinePCA(n_components=2, eigenvalue_floor=1e-10 / 18).fit(X)
-    assert 20 < ada.cumulative_expected_loss_ < 35
-    assert ada.cumulative_expected_loss_ < 0.6 * floored.cumulative_expected_loss_
-    assert ada.cumulative_expected_loss_ < 0.35 * exact.cumulative_expected_loss_
+    assert 20 < ada.cumulative_loss_ < 35
+    assert ada.cumulative_loss_ < 0.6 * floored.cumulative_loss_
+    assert ada.cumulative_loss_ < 0.35 * exact.cumulative_loss_
 
 
 def test_log_domain_survives_alpha0_eta5():
@@ -419,7 +458,7 @@ def test_log_domain_survives_alpha0_eta5():
     est = RandomizedOnlinePCA(n_components=2, learning_rate=5.0, eigenvalue_floor=0).fit(X * 3)
     assert np.all(np.isfinite(est.density_log_eigenvalues_))
     assert est.density_log_eigenvalues_.min() < -745  # below the smallest double
-    assert np.isfinite(est.cumulative_expected_loss_)
+    assert np.isfinite(est.cumulative_loss_)
 
 
 def test_transform_modes():
@@ -444,8 +483,8 @@ def test_row_norm_options():
     X = np.array([[3.0, 0, 0], [0, 0.5, 0]])
     clip = RandomizedOnlinePCA(row_norm="clip", keep_history=True).fit(X)
     none = RandomizedOnlinePCA(row_norm="none", keep_history=True).fit(X)
-    np.testing.assert_allclose(clip.expected_losses_[0], 2 / 3)
-    np.testing.assert_allclose(none.expected_losses_[0], 9 * 2 / 3)
+    np.testing.assert_allclose(clip.loss_history_[0], 2 / 3)
+    np.testing.assert_allclose(none.loss_history_[0], 9 * 2 / 3)
     assert clip.max_row_norm_seen_ == 3.0
     with pytest.raises(ValueError, match="norm"):
         AdaptiveOnlinePCA(row_norm="error").fit(X)
@@ -463,11 +502,11 @@ def test_errors():
     with pytest.raises(ValueError, match="cumulative"):
         RandomizedOnlinePCA(center=True).fit(X)
     with pytest.raises(ValueError, match="incremental"):
-        RandomizedOnlinePCA(update="cumulative", mixing="past", alpha=0.1).fit(X)
-    with pytest.raises(ValueError, match="loss_budget"):
+        RandomizedOnlinePCA(update="cumulative", mixing="past", mixing_rate=0.1).fit(X)
+    with pytest.raises(ValueError, match="loss_bound"):
         RandomizedOnlinePCA(learning_rate="auto").fit(X)
     with pytest.raises(ValueError, match="horizon"):
-        AdaptiveOnlinePCA(alpha="auto").partial_fit(X)
+        AdaptiveOnlinePCA(fixed_share="auto").partial_fit(X)
     with pytest.raises(ValueError, match="eigenvalue_floor"):
         AdaptiveOnlinePCA(eigenvalue_floor=0.5).fit(X)
     est = RandomizedOnlinePCA().fit(X)
@@ -481,44 +520,78 @@ def test_rates_set_mid_stream_take_effect():
     X = switching_stream(28, n=6, seg=20)
     kw = dict(n_components=2, keep_history=True)
     est = AdaptiveOnlinePCA(**kw).fit(X[:30])
-    est.set_params(learning_rate=3.0, alpha=0.1).partial_fit(X[30:])
-    assert (est.learning_rate_, est.alpha_) == (3.0, 0.1)
+    est.set_params(learning_rate=3.0, fixed_share=0.1).partial_fit(X[30:])
+    assert (est.learning_rate_, est.fixed_share_) == (3.0, 0.1)
     same = AdaptiveOnlinePCA(**kw).fit(X)
-    assert not np.allclose(est.expected_losses_[31:], same.expected_losses_[31:], rtol=1e-6)
-    np.testing.assert_array_equal(est.expected_losses_[:31], same.expected_losses_[:31])
+    assert not np.allclose(est.loss_history_[31:], same.loss_history_[31:], rtol=1e-6)
+    np.testing.assert_array_equal(est.loss_history_[:31], same.loss_history_[:31])
     r = RandomizedOnlinePCA(**kw).fit(X[:30])
     assert r.set_params(learning_rate=0.3).partial_fit(X[30:]).learning_rate_ == 0.3
     # "auto" is resolved once (from the horizon at the first call)
-    auto = AdaptiveOnlinePCA(alpha="auto", horizon=60, **kw).partial_fit(X[:30])
-    alpha = auto.alpha_
-    assert auto.set_params(horizon=1000).partial_fit(X[30:]).alpha_ == alpha
+    auto = AdaptiveOnlinePCA(fixed_share="auto", horizon=60, **kw).partial_fit(X[:30])
+    alpha = auto.fixed_share_
+    assert auto.set_params(horizon=1000).partial_fit(X[30:]).fixed_share_ == alpha
     # switching to "auto" mid-stream needs a horizon; the failed call changes nothing
-    est = AdaptiveOnlinePCA(**kw).partial_fit(X[:30]).set_params(alpha="auto")
+    est = AdaptiveOnlinePCA(**kw).partial_fit(X[:30]).set_params(fixed_share="auto")
     before = pickle.dumps(est)
     with pytest.raises(ValueError, match="horizon"):
         est.partial_fit(X[30:])
     assert pickle.dumps(est) == before
-    assert est.set_params(horizon=60).partial_fit(X[30:]).alpha_ == pytest.approx(1 / (60 * 4 + 1))
+    assert est.set_params(horizon=60).partial_fit(X[30:]).fixed_share_ == pytest.approx(
+        1 / (60 * 4 + 1)
+    )
 
 
 def test_auto_tuning():
     X = switching_stream(23, seg=50)
-    est = AdaptiveOnlinePCA(n_components=2, learning_rate="auto", alpha="auto").fit(X)
+    est = AdaptiveOnlinePCA(n_components=2, learning_rate="auto", fixed_share="auto").fit(X)
     d, T = 18, 150
     D = d * np.log(20 * (1 + d * T)) + 1
-    assert est.alpha_ == pytest.approx(1 / (T * d + 1))
+    assert est.fixed_share_ == pytest.approx(1 / (T * d + 1))
     assert est.learning_rate_ == pytest.approx(np.log1p(np.sqrt(2 * D / T)))
-    r = RandomizedOnlinePCA(n_components=2, learning_rate="auto", loss_budget=567.0).fit(X)
+    r = RandomizedOnlinePCA(n_components=2, learning_rate="auto", loss_bound=567.0).fit(X)
     assert r.learning_rate_ == pytest.approx(0.12, abs=0.005)  # the paper's Fig. 4 value
 
 
 def test_history_is_off_by_default():
     X = switching_stream(24, n=6, seg=30)
     est = AdaptiveOnlinePCA().fit(X)
-    assert not hasattr(est, "expected_losses_")
+    assert not hasattr(est, "loss_history_")
     est = AdaptiveOnlinePCA(keep_history=True).fit(X)
-    assert est.expected_losses_.shape == (90,)
-    assert est.expected_losses_.sum() == pytest.approx(est.cumulative_expected_loss_)
+    assert est.loss_history_.shape == (90,)
+    assert est.loss_history_.sum() == pytest.approx(est.cumulative_loss_)
+
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        AdaptiveOnlinePCA(n_components=2),
+        RandomizedOnlinePCA(n_components=2, record_realized_loss=True, random_state=0),
+        OnlineVarianceMinimizer(),
+        AdaptiveSubsetHedge(n_kept=2),
+    ],
+    ids=lambda est: type(est).__name__,
+)
+def test_keep_history_set_mid_stream_is_refused_before_the_batch(est):
+    """Issue 10, defect 4: ``set_params(keep_history=True)`` mid-stream.
+
+    The next ``partial_fit`` used to apply the batch, then fail with an
+    ``AttributeError`` on the missing history; every retry applied it again
+    (rows counted 40 -> 80 -> 120). ``keep_history`` is now fixed at the first
+    call: the error names it and comes before anything is applied.
+    """
+    X = switching_stream(31, n=6, seg=40)
+    est = pickle.loads(pickle.dumps(est)).partial_fit(X[:40])
+    before = pickle.dumps(est)
+    for _ in range(3):  # retries never apply the batch
+        est.set_params(keep_history=True)
+        with pytest.raises(ValueError, match="keep_history"):
+            est.partial_fit(X[40:80])
+        assert est.n_samples_seen_ == 40
+        assert pickle.dumps(est.set_params(keep_history=False)) == before
+    est.set_params(keep_history=True).fit(X)  # fit starts a new stream with the history
+    assert est.loss_history_.shape == (120,)
+    assert est.loss_history_.sum() == pytest.approx(est.cumulative_loss_, rel=1e-12)
 
 
 def test_sparse_input_matches_dense():
@@ -527,7 +600,7 @@ def test_sparse_input_matches_dense():
     X[np.abs(X) < 0.1] = 0
     a = AdaptiveOnlinePCA(n_components=2).fit(X)
     b = AdaptiveOnlinePCA(n_components=2).fit(sp.csr_matrix(X))
-    assert a.cumulative_expected_loss_ == b.cumulative_expected_loss_
+    assert a.cumulative_loss_ == b.cumulative_loss_
     np.testing.assert_allclose(a.transform(X), b.transform(sp.csr_matrix(X)), atol=1e-14)
 
 
@@ -542,9 +615,9 @@ def low_rank_stream(seed, n=60, rank=5, T=120):
 @pytest.mark.parametrize(
     "params",
     [
-        dict(cls=AdaptiveOnlinePCA, n_components=2, alpha=1e-3),
-        dict(cls=AdaptiveOnlinePCA, n_components=3, alpha=0.0, eigenvalue_floor=0.0),
-        dict(cls=RandomizedOnlinePCA, n_components=2, mixing="uniform", alpha=0.01),
+        dict(cls=AdaptiveOnlinePCA, n_components=2, fixed_share=1e-3),
+        dict(cls=AdaptiveOnlinePCA, n_components=3, fixed_share=0.0, eigenvalue_floor=0.0),
+        dict(cls=RandomizedOnlinePCA, n_components=2, mixing="uniform", mixing_rate=0.01),
         dict(cls=RandomizedOnlinePCA, n_components=2, update="cumulative"),
         dict(cls=RandomizedOnlinePCA, n_components=2, update="cumulative", center=True),
         dict(cls=RandomizedOnlinePCA, n_components=57, learning_rate=3.0),  # d = 3 < bulk
@@ -562,9 +635,7 @@ def test_bulk_solver_matches_dense(params, stream, solver):
         X = np.vstack([low_rank_stream(1, n=60, rank=5, T=40), ball_stream(2, n=60, T=80)])
     dense = cls(solver="dense", keep_history=True, **params).fit(X)
     bulk = cls(solver=solver, keep_history=True, **params).fit(X)
-    np.testing.assert_allclose(
-        bulk.expected_losses_, dense.expected_losses_, rtol=1e-10, atol=1e-14
-    )
+    np.testing.assert_allclose(bulk.loss_history_, dense.loss_history_, rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(bulk.density_matrix_, dense.density_matrix_, atol=1e-12)
     np.testing.assert_allclose(
         bulk.density_log_eigenvalues_, dense.density_log_eigenvalues_, rtol=1e-10
@@ -572,7 +643,7 @@ def test_bulk_solver_matches_dense(params, stream, solver):
     np.testing.assert_allclose(
         bulk.expected_loss(X[:9]), dense.expected_loss(X[:9]), rtol=1e-10, atol=1e-14
     )
-    assert bulk._B.shape[1] == (5 if stream == "low rank" else 60)
+    assert bulk._state.basis.shape[1] == (5 if stream == "low rank" else 60)
     k = bulk.n_components_
     Pb, Pd = bulk.components_.T @ bulk.components_, dense.components_.T @ dense.components_
     w = dense.density_eigenvalues_
@@ -586,8 +657,8 @@ def test_bulk_kept_directions_outside_the_span():
     est = RandomizedOnlinePCA(n_components=3, solver="bulk").fit(X)
     C = est.components_
     np.testing.assert_allclose(C @ C.T, np.eye(3), atol=1e-12)
-    assert est._B.shape[1] == 1
-    u = est._B[:, 0]
+    assert est._state.basis.shape[1] == 1
+    u = est._state.basis[:, 0]
     assert abs(abs(C[0] @ u) - 1) < 1e-12  # the data direction first (smallest weight)
     np.testing.assert_allclose(C[1:] @ u, 0, atol=1e-12)
     for mode in ("mode", "sample"):
@@ -599,30 +670,30 @@ def test_bulk_kept_directions_outside_the_span():
 def test_bulk_solver_rejects_dense_only_options():
     X = low_rank_stream(4, n=8, T=10)
     with pytest.raises(ValueError, match="bulk"):
-        RandomizedOnlinePCA(solver="bulk", mixing="past", alpha=0.1).fit(X)
+        RandomizedOnlinePCA(solver="bulk", mixing="past", mixing_rate=0.1).fit(X)
     with pytest.raises(ValueError, match="bulk"):
         AdaptiveOnlinePCA(solver="bulk", transform_mode="average").fit(X)
-    est = RandomizedOnlinePCA(mixing="past", alpha=0.1).fit(X)  # auto -> dense
-    assert est._B is None
+    est = RandomizedOnlinePCA(mixing="past", mixing_rate=0.1).fit(X)  # auto -> dense
+    assert est._state.basis is None
 
 
 def test_bulk_memory_follows_the_span():
     X = low_rank_stream(5, n=200, rank=4, T=300)
     est = AdaptiveOnlinePCA(n_components=2).fit(X)
-    assert est._B.shape == (200, 4) and est._R.shape == (4, 4)
+    assert est._state.basis.shape == (200, 4) and est._state.rotation.shape == (4, 4)
     assert est.density_eigenvalues_.shape == (200,)
 
 
 def test_auto_solver_switches_to_secular_and_stays_exact():
     """solver="auto": eigh while the span is small, the secular update from 64 dimensions on."""
     X = np.vstack([low_rank_stream(6, n=70, rank=10, T=30), ball_stream(7, n=70, T=200)])
-    kw = dict(n_components=3, alpha=1e-4, keep_history=True)
+    kw = dict(n_components=3, fixed_share=1e-4, keep_history=True)
     auto = AdaptiveOnlinePCA(**kw).fit(X)
     dense = AdaptiveOnlinePCA(solver="dense", **kw).fit(X)
-    assert auto._B.shape[1] == 70
-    np.testing.assert_allclose(auto.expected_losses_, dense.expected_losses_, rtol=1e-9)
+    assert auto._state.basis.shape[1] == 70
+    np.testing.assert_allclose(auto.loss_history_, dense.loss_history_, rtol=1e-9)
     np.testing.assert_allclose(auto.density_matrix_, dense.density_matrix_, atol=1e-12)
-    R = auto._R
+    R = auto._state.rotation
     assert np.max(np.abs(R.T @ R - np.eye(70))) < 1e-12
 
 
@@ -632,11 +703,11 @@ def test_secular_update_below_rounding(solver):
     below rounding), zero rows, then normal rows again: still the dense result."""
     X = ball_stream(29, n=70, T=90) * 0.5
     X = np.vstack([X, 1e-9 * X[:4], 1e-13 * X[:4], np.zeros((2, 70)), X[:4]])
-    kw = dict(n_components=3, alpha=0.0, eigenvalue_floor=0.0, learning_rate=5.0)
+    kw = dict(n_components=3, fixed_share=0.0, eigenvalue_floor=0.0, learning_rate=5.0)
     dense = AdaptiveOnlinePCA(solver="dense", keep_history=True, **kw).fit(X)
     est = AdaptiveOnlinePCA(solver=solver, keep_history=True, **kw).fit(X)
-    assert est._B.shape[1] == 70  # the secular update is in use (auto: span >= 64)
-    np.testing.assert_allclose(est.expected_losses_, dense.expected_losses_, rtol=1e-9, atol=1e-30)
+    assert est._state.basis.shape[1] == 70  # the secular update is in use (auto: span >= 64)
+    np.testing.assert_allclose(est.loss_history_, dense.loss_history_, rtol=1e-9, atol=1e-30)
     np.testing.assert_allclose(est.density_matrix_, dense.density_matrix_, atol=1e-12)
 
 

@@ -27,7 +27,7 @@ AUTHORS_FLOOR = 1e-10 / 18
 
 
 def _losses(est, X):
-    return est.set_params(keep_history=True).fit(X).expected_losses_
+    return est.set_params(keep_history=True).fit(X).loss_history_
 
 
 def _segment_sums(losses, segments):
@@ -39,16 +39,20 @@ def _segment_sums(losses, segments):
 def test_yuan_lamperski_fig1_switching_subspaces(seed):
     X, seg, _ = make_switching_subspaces(3, 200, 20, 2, random_state=seed)
     adaptive = _losses(
-        AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, alpha=1e-5, eigenvalue_floor=0.0), X
+        AdaptiveOnlinePCA(
+            n_components=2, learning_rate=1.0, fixed_share=1e-5, eigenvalue_floor=0.0
+        ),
+        X,
     )
     floored = _losses(
         AdaptiveOnlinePCA(
-            n_components=2, learning_rate=1.0, alpha=0.0, eigenvalue_floor=AUTHORS_FLOOR
+            n_components=2, learning_rate=1.0, fixed_share=0.0, eigenvalue_floor=AUTHORS_FLOOR
         ),
         X,
     )
     exact = _losses(
-        AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, alpha=0.0, eigenvalue_floor=0.0), X
+        AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, fixed_share=0.0, eigenvalue_floor=0.0),
+        X,
     )
     ftl = follow_the_leader_losses(X, 2, skip_first=True)  # the published notebook's FTL
     best = best_fixed_projection_losses(X, 2)
@@ -79,7 +83,7 @@ def test_yuan_lamperski_fig1_switching_subspaces(seed):
 def test_yuan_lamperski_orientation_trap():
     """The kept subspace is the bottom of W: the top of W loses almost all the energy."""
     X, _, _ = make_switching_subspaces(3, 200, 20, 2, random_state=0)
-    est = AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, alpha=1e-5).partial_fit(X[:1])
+    est = AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, fixed_share=1e-5).partial_fit(X[:1])
     right = wrong = 0.0
     for x in X[1:]:
         kept = est.components_.T
@@ -157,7 +161,11 @@ def test_warmuth_kuzmin_long_term_memory(seed):
     bumps = {}
     for mixing, alpha in [(None, 0.0), ("uniform", 1e-3), ("past", 1e-3)]:
         est = RandomizedOnlinePCA(
-            n_components=2, learning_rate=1.0, mixing=mixing, alpha=alpha, eigenvalue_floor=1e-16
+            n_components=2,
+            learning_rate=1.0,
+            mixing=mixing,
+            mixing_rate=alpha,
+            eigenvalue_floor=1e-16,
         )
         per_row = _losses(est, X) - comparator
         regret[mixing] = per_row.sum()
@@ -171,9 +179,10 @@ def test_warmuth_kuzmin_long_term_memory(seed):
 @pytest.mark.slow
 def test_yuan_lamperski_faces_on_grouped_digits():
     X, _ = make_digits_stream(scaling="global")
-    adaptive = _losses(AdaptiveOnlinePCA(n_components=2, learning_rate=5.0, alpha=1e-4), X)
+    adaptive = _losses(AdaptiveOnlinePCA(n_components=2, learning_rate=5.0, fixed_share=1e-4), X)
     static = _losses(
-        AdaptiveOnlinePCA(n_components=2, learning_rate=5.0, alpha=0.0, eigenvalue_floor=0.0), X
+        AdaptiveOnlinePCA(n_components=2, learning_rate=5.0, fixed_share=0.0, eigenvalue_floor=0.0),
+        X,
     )
     best = best_fixed_projection_losses(X, 2).sum()
     ftl = follow_the_leader_losses(X, 2).sum()

@@ -133,9 +133,9 @@ def _density(est):
 
 
 def _assert_matches(est, losses, W):
-    np.testing.assert_allclose(est.expected_losses_, losses, rtol=RTOL, atol=1e-13)
+    np.testing.assert_allclose(est.loss_history_, losses, rtol=RTOL, atol=1e-13)
     np.testing.assert_allclose(_density(est), W, rtol=0, atol=RTOL * np.abs(W).max())
-    assert np.isclose(est.cumulative_expected_loss_, losses.sum(), rtol=RTOL)
+    assert np.isclose(est.cumulative_loss_, losses.sum(), rtol=RTOL)
 
 
 # ------------------------------------------------------------------------- tests
@@ -153,7 +153,7 @@ def test_adaptive_pca_matches_textbook(seed, k, eta, alpha, solver):
     est = AdaptiveOnlinePCA(
         n_components=k,
         learning_rate=eta,
-        alpha=alpha,
+        fixed_share=alpha,
         eigenvalue_floor=0.0,
         keep_history=True,
         row_norm="none",
@@ -182,7 +182,7 @@ def test_incremental_pca_matches_textbook(seed, mixing, alpha, solver):
         learning_rate=1.0,
         update="incremental",
         mixing=mixing,
-        alpha=alpha,
+        mixing_rate=alpha,
         eigenvalue_floor=0.0,
         keep_history=True,
         row_norm="none",
@@ -244,7 +244,7 @@ def test_reference_detects_a_wrong_order_of_mixing_and_capping():
     est = AdaptiveOnlinePCA(
         n_components=1,
         learning_rate=8.0,
-        alpha=0.2,
+        fixed_share=0.2,
         eigenvalue_floor=0.0,
         keep_history=True,
         row_norm="none",

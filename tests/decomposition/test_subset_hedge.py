@@ -53,9 +53,9 @@ def loss_stream(seed, n=8, T=300):
 def test_matches_textbook(alpha):
     L = loss_stream(0)
     expected, w = textbook_alg1(L, 3, 1.2, alpha)
-    est = AdaptiveSubsetHedge(n_kept=3, learning_rate=1.2, alpha=alpha, keep_history=True)
+    est = AdaptiveSubsetHedge(n_kept=3, learning_rate=1.2, fixed_share=alpha, keep_history=True)
     est.fit(L)
-    np.testing.assert_allclose(est.expected_losses_, expected, rtol=1e-10)
+    np.testing.assert_allclose(est.loss_history_, expected, rtol=1e-10)
     np.testing.assert_allclose(est.weights_, w, rtol=1e-9, atol=1e-300)
 
 
@@ -71,8 +71,8 @@ def test_per_interval_inequality_and_theorem1():
 
     grid = [*range(0, T, 5), T - 1]
     for eta, alpha in [(1.0, 1e-4), (0.3, 1e-2)]:
-        est = AdaptiveSubsetHedge(n_kept=k, learning_rate=eta, alpha=alpha, keep_history=True)
-        A = np.r_[0.0, np.cumsum(est.fit(L).expected_losses_)]
+        est = AdaptiveSubsetHedge(n_kept=k, learning_rate=eta, fixed_share=alpha, keep_history=True)
+        A = np.r_[0.0, np.cumsum(est.fit(L).loss_history_)]
         for r in grid:
             for s in grid:
                 if s < r:
@@ -84,24 +84,24 @@ def test_per_interval_inequality_and_theorem1():
     Lb = best(0, T - 1)
     D = d * np.log(n * (1 + d * T)) + 1
     eta, alpha = np.log1p(np.sqrt(2 * D / Lb)), 1 / (T * d + 1)
-    est = AdaptiveSubsetHedge(n_kept=k, learning_rate=eta, alpha=alpha, keep_history=True)
-    A = np.r_[0.0, np.cumsum(est.fit(L).expected_losses_)]
+    est = AdaptiveSubsetHedge(n_kept=k, learning_rate=eta, fixed_share=alpha, keep_history=True)
+    A = np.r_[0.0, np.cumsum(est.fit(L).loss_history_)]
     regret = max(A[s + 1] - A[r] - best(r, s) for r in grid for s in grid if s >= r)
     assert 0 < regret <= np.sqrt(2 * Lb * D) + D
 
 
 def test_adaptive_beats_static_on_switches():
     L = loss_stream(2)
-    ada = AdaptiveSubsetHedge(n_kept=2, alpha=1e-3).fit(L)
-    static = AdaptiveSubsetHedge(n_kept=2, alpha=0.0).fit(L)
-    assert ada.cumulative_expected_loss_ < 0.8 * static.cumulative_expected_loss_
+    ada = AdaptiveSubsetHedge(n_kept=2, fixed_share=1e-3).fit(L)
+    static = AdaptiveSubsetHedge(n_kept=2, fixed_share=0.0).fit(L)
+    assert ada.cumulative_loss_ < 0.8 * static.cumulative_loss_
     assert ada.kept_.tolist() == [2, 7]  # the current high-loss pair is kept out of the sum
     assert ada.discarded_.tolist() == [0, 1, 3, 4, 5, 6]
 
 
 def test_sampling_and_expected_loss():
     L = loss_stream(3)
-    est = AdaptiveSubsetHedge(n_kept=3, alpha=1e-2).fit(L[:150])
+    est = AdaptiveSubsetHedge(n_kept=3, fixed_share=1e-2).fit(L[:150])
     w = est.weights_
     assert abs(w.sum() - 1) < 1e-12 and w.max() <= (1 + 1e-12) / 5
     p, corners = mixture_decomposition(w, 5)
@@ -129,7 +129,7 @@ def test_errors_and_state():
     with pytest.raises(ValueError):
         est.partial_fit(L[:, :3])
     assert pickle.dumps(est) == before
-    assert not hasattr(est, "expected_losses_")
+    assert not hasattr(est, "loss_history_")
     assert est.score(L) == pytest.approx(-est.expected_loss(L).mean())
 
 

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 from scipy.special import logsumexp
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
-from skonline.decomposition import OnlineVarianceMinimizer
+from skonline.decomposition import OnlineVarianceMinimizer, _variance_minimizer
 from skonline.decomposition._variance_minimizer import theory_variance_parameters
 
 
@@ -59,12 +61,12 @@ def simplex_qp_lower_bound(S):
 @pytest.mark.parametrize("domain", ["sphere", "simplex"])
 def test_rows_equal_rank_one_covariances(domain):
     X = regime_stream(0, n=6, seg=30)
-    kw = dict(domain=domain, learning_rate=0.8, alpha=1e-3, keep_history=True)
+    kw = dict(domain=domain, learning_rate=0.8, fixed_share=1e-3, keep_history=True)
     a = OnlineVarianceMinimizer(**kw).fit(X)
     b = OnlineVarianceMinimizer(**kw).partial_fit_covariances(np.einsum("ti,tj->tij", X, X))
-    np.testing.assert_allclose(a.losses_, b.losses_, rtol=1e-11, atol=1e-15)
+    np.testing.assert_allclose(a.loss_history_, b.loss_history_, rtol=1e-11, atol=1e-15)
     np.testing.assert_allclose(a.weights_, b.weights_, rtol=1e-10)
-    assert a.n_steps_ == b.n_steps_ == 90
+    assert a.n_samples_seen_ == b.n_samples_seen_ == 90
 
 
 def test_simplex_step_is_eq31():
@@ -72,7 +74,7 @@ def test_simplex_step_is_eq31():
     n = 5
     A = rng.standard_normal((n, n)) / 3
     C = A @ A.T
-    est = OnlineVarianceMinimizer(domain="simplex", learning_rate=0.6, alpha=0.01)
+    est = OnlineVarianceMinimizer(domain="simplex", learning_rate=0.6, fixed_share=0.01)
     est.partial_fit_covariances(C)
     y = np.full(n, 1 / n)
     v = y * np.exp(-0.6 * C @ y)
@@ -88,7 +90,7 @@ def test_sphere_step_is_eq24():
     n = 4
     A = rng.standard_normal((n, n)) / 3
     C = A @ A.T
-    est = OnlineVarianceMinimizer(learning_rate=0.9, alpha=0.05, eigenvalue_floor=0)
+    est = OnlineVarianceMinimizer(learning_rate=0.9, fixed_share=0.05, eigenvalue_floor=0)
     est.partial_fit_covariances(C)
     V = expm(np.log(1 / n) * np.eye(n) - 0.9 * C)
     V /= np.trace(V)
@@ -143,15 +145,52 @@ def test_covariance_validation_keeps_state():
         assert pickle.dumps(est) == before
 
 
+def test_covariances_follow_the_state_contract(monkeypatch):
+    """partial_fit_covariances: frozen parameters, one transaction, unfitted stays unfitted."""
+    X = regime_stream(11, n=4, seg=10, n_seg=1)
+    C = np.einsum("ti,tj->tij", X, X)
+    real_pass = _variance_minimizer.variance_pass
+
+    def failing_pass(*args, **kwargs):
+        real_pass(*args, **kwargs)
+        raise FloatingPointError("simulated failure at the end of the pass")
+
+    est = OnlineVarianceMinimizer()
+    with monkeypatch.context() as m:
+        m.setattr(_variance_minimizer, "variance_pass", failing_pass)
+        with pytest.raises(FloatingPointError, match="simulated"):
+            est.partial_fit_covariances(C)
+    assert not hasattr(est, "n_features_in_")
+    with pytest.raises(NotFittedError):
+        check_is_fitted(est)
+    est.partial_fit_covariances(C[:5])
+    before, state = pickle.dumps(est), est._state
+    with monkeypatch.context() as m:
+        m.setattr(_variance_minimizer, "variance_pass", failing_pass)
+        with pytest.raises(FloatingPointError, match="simulated"):
+            est.partial_fit_covariances(C[5:])
+    assert pickle.dumps(est) == before
+    for param, value in (("domain", "simplex"), ("keep_history", True)):
+        est.set_params(**{param: value})
+        with pytest.raises(ValueError, match=param):
+            est.partial_fit_covariances(C[5:])
+        est.set_params(**{param: OnlineVarianceMinimizer().get_params()[param]})
+        assert pickle.dumps(est) == before
+    snapshot = pickle.dumps(state)
+    est.partial_fit_covariances(C[5:])
+    assert est.n_samples_seen_ == 10
+    assert est._state is not state and pickle.dumps(state) == snapshot  # a pure pass
+
+
 # --------------------------------------------------------------------- bounds
 def test_theorem5_explicit_bound_on_every_interval():
     X = regime_stream(6)
     n, T = 10, 300
     est = OnlineVarianceMinimizer(horizon=T, eigenvalue_floor=0, keep_history=True).fit(X)
     ell = np.log(n * (1 + T))
-    eta, alpha = est.learning_rate_, est.alpha_
+    eta, alpha = est.learning_rate_, est.fixed_share_
     assert eta == pytest.approx(np.sqrt(ell / T)) and alpha == pytest.approx(1 / (T + 1))
-    A = np.r_[0.0, np.cumsum(est.losses_)]
+    A = np.r_[0.0, np.cumsum(est.loss_history_)]
     grid = [*range(0, T, 5), T - 1]
     B = interval_min_eigs(X, grid)
     regret = max(A[s + 1] - A[r] - B[r, s] for (r, s) in B)
@@ -169,7 +208,7 @@ def test_theorem4_bound_with_loss_bound():
     ).fit(X)
     D = np.log(n * (1 + T)) + 1
     assert est.learning_rate_ == pytest.approx(np.log1p(np.sqrt(2 * D / L)))
-    A = np.r_[0.0, np.cumsum(est.losses_)]
+    A = np.r_[0.0, np.cumsum(est.loss_history_)]
     B = interval_min_eigs(X, [*range(0, T, 10), T - 1])
     regret = max(A[s + 1] - A[r] - B[r, s] for (r, s) in B)
     assert regret <= np.sqrt(2 * L * D) + D
@@ -188,7 +227,7 @@ def test_theorem6_simplex_corrected_bound():
     L = T  # the default loss bound
     c = np.sqrt(2 * np.log((1 + T) * n) + 2) / np.sqrt(L)
     assert est.learning_rate_ == pytest.approx(c / (1 + c))
-    A = np.r_[0.0, np.cumsum(est.losses_)]
+    A = np.r_[0.0, np.cumsum(est.loss_history_)]
     worst = 0.0
     for r, s in [(0, 299), (0, 99), (100, 199), (200, 299), (50, 149), (150, 299)]:
         S = X[r : s + 1].T @ X[r : s + 1]
@@ -202,16 +241,18 @@ def test_theorem6_simplex_corrected_bound():
 
 def test_sphere_weights_stay_floored_by_the_fixed_share():
     X = regime_stream(9, n=6, seg=50)
-    est = OnlineVarianceMinimizer(learning_rate=5.0, alpha=1e-3, eigenvalue_floor=0).fit(X * 3)
+    est = OnlineVarianceMinimizer(learning_rate=5.0, fixed_share=1e-3, eigenvalue_floor=0).fit(
+        X * 3
+    )
     assert est.weights_.min() >= 1e-3 / 6 * (1 - 1e-12)
     assert abs(np.exp(logsumexp(np.log(est.weights_))) - 1) < 1e-12
 
 
 def test_rates_set_mid_stream_take_effect():
     X = regime_stream(10, n=5, seg=20, n_seg=2)
-    est = OnlineVarianceMinimizer(learning_rate=0.5, alpha=0.01, horizon=40).fit(X[:20])
-    est.set_params(learning_rate=0.9, alpha=0.2).partial_fit(X[20:])
-    assert (est.learning_rate_, est.alpha_) == (0.9, 0.2)
+    est = OnlineVarianceMinimizer(learning_rate=0.5, fixed_share=0.01, horizon=40).fit(X[:20])
+    est.set_params(learning_rate=0.9, fixed_share=0.2).partial_fit(X[20:])
+    assert (est.learning_rate_, est.fixed_share_) == (0.9, 0.2)
     auto = OnlineVarianceMinimizer(horizon=40).fit(X[:20])
     auto.set_params(horizon=10).partial_fit(X[20:])  # "auto" follows the current settings
     assert auto.learning_rate_ == pytest.approx(theory_variance_parameters("sphere", 5, 10)[0])
@@ -223,5 +264,5 @@ def test_row_norm_options():
         OnlineVarianceMinimizer(row_norm="error").fit(X)
     clip = OnlineVarianceMinimizer(row_norm="clip", keep_history=True).fit(X)
     none = OnlineVarianceMinimizer(row_norm="none", keep_history=True).fit(X)
-    assert clip.losses_[0] == pytest.approx(1 / 3)
-    assert none.losses_[0] == pytest.approx(4 / 3)
+    assert clip.loss_history_[0] == pytest.approx(1 / 3)
+    assert none.loss_history_[0] == pytest.approx(4 / 3)

@@ -238,7 +238,7 @@ def test_capped_hedge_step_matches_formula():
     n, d = 7, 4
     w = _capped_dirichlet(rng, n, d)
     loss = rng.uniform(size=n)
-    out = np.exp(capped_hedge_step(np.log(w), loss, 0.7, d, alpha=0.01))
+    out = np.exp(capped_hedge_step(np.log(w), loss, 0.7, d, fixed_share=0.01))
     v = w * np.exp(-0.7 * loss)
     v /= v.sum()  # erratum E1: the normaliser includes w
     np.testing.assert_allclose(out, cap(0.01 / n + 0.99 * v, d), rtol=1e-12)
