@@ -18,7 +18,6 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
@@ -26,9 +25,8 @@ from sklearn.utils.metaestimators import available_if
 from ..base import OnlineEstimator
 from ..utils._sketch import single_blas_thread
 from ..utils._sklearn_compat import Interval, StrOptions
-from ._curvature import DiagCurvature, FullCurvature, SketchCurvature
 from ._linear import LinearState, OnlineLinearClassifierMixin, OnlineLinearRegressorMixin
-from ._son_kernels import auto_mu, son_pass
+from ._son_kernels import CurvatureState, auto_mu, new_curvature, son_pass
 
 __all__ = ["RFDSONClassifier", "RFDSONRegressor"]
 
@@ -41,11 +39,12 @@ class SONState(LinearState):
     ----------
     U : ndarray of shape (K, n_features + fit_intercept)
         The iterates ``u`` (intercept column last).
-    curvatures : list of K curvature back-ends (``_curvature``)
+    curvature : CurvatureState
+        The curvature of the ``K`` models.
     """
 
     U: np.ndarray
-    curvatures: list
+    curvature: CurvatureState
 
 
 class _BaseSON(OnlineEstimator):
@@ -81,20 +80,6 @@ class _BaseSON(OnlineEstimator):
             return float(self.mu)
         return auto_mu(self.loss, self.bound, float(getattr(self, "epsilon", 1.0)))
 
-    def _new_curvature(self, n_features):
-        if self.sketch in ("rfd", "fd"):
-            return SketchCurvature(
-                n_features,
-                self.sketch_size,
-                self.alpha0,
-                robust=self.sketch == "rfd",
-                zero_rows=self.buffer_init == "zeros",
-                rtol=self.solve_rtol,
-            )
-        if self.sketch == "full":
-            return FullCurvature(n_features, self.alpha0)
-        return DiagCurvature(n_features, self.alpha0)
-
     def _check_params_consistent(self, X):
         if self.sketch != "rfd" and self.alpha0 <= 0:
             raise ValueError(
@@ -110,41 +95,36 @@ class _BaseSON(OnlineEstimator):
                 stacklevel=4,
             )
 
-    def _augment(self, X, state):
-        """Append the constant intercept column (it takes part in the sketch)."""
-        scaling = float(state.frozen["intercept_scaling"])
-        fit_intercept = state.frozen["fit_intercept"]
-        # C-contiguous float64 rows: the same numbers in the same memory layout
-        # give bit-identical dot products whatever the input's order or dtype.
-        if sp.issparse(X):
-            X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-            X.sum_duplicates()  # the row loop scatters entries: duplicates must be summed
-            if not fit_intercept:
-                return X
-            ones = sp.csr_matrix(np.full((X.shape[0], 1), scaling))
-            return sp.hstack([X, ones], format="csr", dtype=np.float64)
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        if not fit_intercept:
-            return X
-        return np.hstack([X, np.full((X.shape[0], 1), scaling)])
-
     # --------------------------------------------------------------- state
     def _init_state(self, X, y, *, sample_weight, classes=None):
         d = X.shape[1] + int(self.fit_intercept)
         K = 1 if classes is None else self._n_outputs(classes)
+        kind = "sketch" if self.sketch in ("rfd", "fd") else self.sketch
         return SONState(
             classes=classes,
             U=np.zeros((K, d)),
-            curvatures=[self._new_curvature(d) for _ in range(K)],
+            curvature=new_curvature(
+                kind,
+                K,
+                d,
+                m=self.sketch_size,
+                alpha0=self.alpha0,
+                robust=self.sketch == "rfd",
+                zero_rows=self.buffer_init == "zeros",
+            ),
         )
 
     def _linear_pass(self, state, X, T, sample_weight):
         """One ordered pass over the rows (paper Alg. 6 in the SON order)."""
+        intercept = (
+            float(state.frozen["intercept_scaling"]) if state.frozen["fit_intercept"] else 0.0
+        )
         with single_blas_thread():  # small products on one core: faster, robust to load
-            U, curvatures, t, total_loss, predictions, scores = son_pass(
+            U, curvature, t, total_loss, predictions, scores = son_pass(
                 state.U,
-                state.curvatures,
-                self._augment(X, state),
+                state.curvature,
+                X,
+                intercept,
                 T,
                 sample_weight,
                 state.n_samples_seen,
@@ -155,9 +135,10 @@ class _BaseSON(OnlineEstimator):
                 learning_rate=float(self.learning_rate),
                 epsilon=float(getattr(self, "epsilon", 1.0)),
                 skip_zero_rows=self.skip_zero_rows,
+                rtol=float(self.solve_rtol),
             )
         new = dataclasses.replace(
-            state, U=U, curvatures=curvatures, n_samples_seen=t, cumulative_loss=total_loss
+            state, U=U, curvature=curvature, n_samples_seen=t, cumulative_loss=total_loss
         )
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
@@ -176,18 +157,20 @@ class _BaseSON(OnlineEstimator):
 
         NaN for the ``"full"`` and ``"diag"`` curvatures, which have none.
         """
-        return np.array([getattr(c, "alpha", np.nan) for c in self._fitted_state().curvatures])
+        curvature = self._fitted_state().curvature
+        if curvature.kind != "sketch":
+            return np.full(curvature.alpha.shape, np.nan)
+        return curvature.alpha.copy()
 
     @property
     def shrinkage_(self):
         """``Δ``, the total sketch shrinkage of each model: an array of shape (n_models,)."""
-        return np.array([getattr(c, "shrinkage", 0.0) for c in self._fitted_state().curvatures])
+        return self._fitted_state().curvature.shrinkage.copy()
 
     @property
     def n_compactions_(self):
         """Compactions of each model's sketch: an array of shape (n_models,)."""
-        curvatures = self._fitted_state().curvatures
-        return np.array([getattr(c, "n_compactions", 0) for c in curvatures])
+        return self._fitted_state().curvature.n_compactions.astype(np.int64)
 
     @property
     def cumulative_loss_(self):

@@ -456,6 +456,114 @@ cdef int sketch_append(Sketch* s, double* b, double* y_b) noexcept nogil:
     return 0
 
 
+cdef void sketch_init(
+    Sketch* s, int d, int cap, int m, bint robust, double rtol, int k,
+    double[:, :, ::1] Q, double[:, :, ::1] S, double[:, :, ::1] L,
+    int[::1] q_dim, int[::1] n_rows, int[::1] virtual_rows, int[::1] n_compactions,
+    int[::1] factor_ok, double[::1] alpha, double[::1] shrinkage,
+    double* E, double* ev, double* work, int lwork, int* iwork, int liwork,
+    double* tmp, double* tmp2, double* dtmp, double* newQ,
+) noexcept nogil:
+    """Point ``s`` at model ``k`` of the state arrays and at the work space."""
+    s.d = d
+    s.cap = cap
+    s.m = m
+    s.robust = robust
+    s.rtol = rtol
+    s.Q = &Q[k, 0, 0]
+    s.S = &S[k, 0, 0]
+    s.L = &L[k, 0, 0]
+    s.q_dim = &q_dim[k]
+    s.n_rows = &n_rows[k]
+    s.virtual_rows = &virtual_rows[k]
+    s.n_compactions = &n_compactions[k]
+    s.factor_ok = &factor_ok[k]
+    s.alpha = &alpha[k]
+    s.shrinkage = &shrinkage[k]
+    s.E = E
+    s.ev = ev
+    s.eig_ok = 0
+    s.work = work
+    s.lwork = lwork
+    s.iwork = iwork
+    s.liwork = liwork
+    s.tmp = tmp
+    s.tmp2 = tmp2
+    s.dtmp = dtmp
+    s.newQ = newQ
+
+
+class _SketchOps:
+    """One model's sketch curvature, operated on one step at a time (for the tests).
+
+    ``append(b)`` adds the row ``b``; ``solve(v)`` is ``H⁻¹v`` (``H⁺v`` when
+    singular); ``project(u, x, C)`` is the projection of ``u`` onto
+    ``|wᵀx| ≤ C`` in the ``H``-norm, as the pass does it.
+    """
+
+    def __init__(self, curvature, k=0):
+        self.c = curvature
+        self.k = k
+
+    def _run(self, op, double[::1] a, double[::1] b, double C):
+        c = self.c
+        cdef int d = c.Q.shape[2], m = c.m, cap = 2 * m
+        cdef int lwork = 1 + 6 * cap + 2 * cap * cap, liwork = 3 + 5 * cap
+        cdef double[::1] E = np.zeros(max(cap * cap, 1)), ev = np.zeros(max(cap, 1))
+        cdef double[::1] work = np.zeros(lwork), tmp = np.zeros(max(cap, 1))
+        cdef double[::1] tmp2 = np.zeros(max(cap, 1)), dtmp = np.zeros(d)
+        cdef double[::1] newQ = np.zeros(max(cap * d, 1)), out = np.zeros(d)
+        cdef double[::1] y = np.zeros(max(cap, 1))
+        cdef int[::1] iwork = np.zeros(liwork, dtype=np.intc)
+        cdef Sketch s
+        cdef int status = 0, j
+        cdef double z, tau, xh, pp, xx
+        sketch_init(&s, d, cap, m, c.robust, self.rtol, self.k, c.Q, c.S, c.L, c.q_dim,
+                    c.n_rows, c.virtual_rows, c.n_compactions, c.factor_ok, c.alpha,
+                    c.shrinkage, &E[0], &ev[0], &work[0], lwork, &iwork[0], liwork, &tmp[0],
+                    &tmp2[0], &dtmp[0], &newQ[0])
+        if op == 0:
+            basis_coords(d, s.q_dim[0], s.Q, &a[0], &y[0])
+            status = sketch_append(&s, &a[0], &y[0])
+        elif op == 1:
+            status = sketch_apply(&s, &a[0], &out[0])
+        else:  # project b = u onto |w·a| <= C
+            z = dot(d, &b[0], &a[0])
+            for j in range(d):
+                out[j] = b[j]
+            tau = z - C if z > C else (z + C if z < -C else 0.0)
+            if tau != 0.0:
+                if not sketch_nonsingular(&s):
+                    sketch_null_part(&s, &a[0], &dtmp[0])
+                    pp = dot(d, &dtmp[0], &dtmp[0])
+                    xx = dot(d, &a[0], &a[0])
+                    if pp > 1e-10 * xx:
+                        xh = dot(d, &a[0], &dtmp[0])
+                        for j in range(d):
+                            out[j] -= tau * dtmp[j] / xh
+                        return np.asarray(out)
+                status = sketch_apply(&s, &a[0], &dtmp[0])
+                xh = dot(d, &a[0], &dtmp[0])
+                if xh > 0.0:
+                    for j in range(d):
+                        out[j] -= tau * dtmp[j] / xh
+        if status != 0:
+            raise FloatingPointError("the sketch's factorisation failed")
+        return np.asarray(out)
+
+    rtol = 1e-12
+
+    def append(self, b):
+        self._run(0, np.ascontiguousarray(b, dtype=np.float64), np.zeros(1), 0.0)
+
+    def solve(self, v):
+        return self._run(1, np.ascontiguousarray(v, dtype=np.float64), np.zeros(1), 0.0)
+
+    def project(self, u, x, C):
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        return self._run(2, x, np.ascontiguousarray(u, dtype=np.float64), float(C))
+
+
 # -------------------------------------------------------------- the pass
 def son_pass_fast(
     int backend,
@@ -554,32 +662,10 @@ def son_pass_fast(
             c = mu + learning_rate / t
             for k in range(K):
                 if backend == SKETCH:
-                    sketch_.d = d
-                    sketch_.cap = cap
-                    sketch_.m = m
-                    sketch_.robust = robust
-                    sketch_.rtol = rtol
-                    sketch_.Q = &Q[k, 0, 0]
-                    sketch_.S = &S[k, 0, 0]
-                    sketch_.L = &L[k, 0, 0]
-                    sketch_.q_dim = &q_dim[k]
-                    sketch_.n_rows = &n_rows[k]
-                    sketch_.virtual_rows = &virtual_rows[k]
-                    sketch_.n_compactions = &n_compactions[k]
-                    sketch_.factor_ok = &factor_ok[k]
-                    sketch_.alpha = &alpha[k]
-                    sketch_.shrinkage = &shrinkage[k]
-                    sketch_.E = &E[0]
-                    sketch_.ev = &ev[0]
-                    sketch_.eig_ok = 0
-                    sketch_.work = &work[0]
-                    sketch_.lwork = lwork
-                    sketch_.iwork = &iwork[0]
-                    sketch_.liwork = liwork
-                    sketch_.tmp = &tmp[0]
-                    sketch_.tmp2 = &tmp2[0]
-                    sketch_.dtmp = &dtmp[0]
-                    sketch_.newQ = &newQ[0]
+                    sketch_init(&sketch_, d, cap, m, robust, rtol, k, Q, S, L, q_dim, n_rows,
+                                virtual_rows, n_compactions, factor_ok, alpha, shrinkage,
+                                &E[0], &ev[0], &work[0], lwork, &iwork[0], liwork, &tmp[0],
+                                &tmp2[0], &dtmp[0], &newQ[0])
                     sk = &sketch_
                 z = dot(d, &U[k, 0], &x[0])
                 for j in range(d):

@@ -6,19 +6,25 @@ buffer) in the SON order of Luo et al. (2016): per row, project the current
 ``u`` onto ``K_t = {w : |wᵀx_t| ≤ C}`` in the ``H^(t−1)``-norm, predict
 ``p = wᵀx_t`` (test-then-train bookkeeping), take the loss gradient
 ``g = l'(p) x_t``, add ``sqrt(μ + η_t) g`` to the curvature, and step
-``u ← w − H^(t)⁻¹ g``. The curvature back-ends live in ``_curvature.py``.
+``u ← w − H^(t)⁻¹ g``.
+
+The row loop is compiled (``_son_fast.pyx``); this module holds the state of
+the curvature back-ends and the pure Python entry point :func:`son_pass`.
+The textbook transcription of the algorithm lives in the tests
+(``tests/linear_model/test_son_reference.py``) and is the reference.
 """
 
 from __future__ import annotations
 
-import copy
+import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._losses import loss_and_derivative
+from ._son_fast import BACKEND_CODES, LOSS_CODES, son_pass_fast
 
-__all__ = ["auto_mu", "son_pass"]
+__all__ = ["CurvatureState", "auto_mu", "new_curvature", "son_pass"]
 
 
 def auto_mu(loss, bound, epsilon=1.0):
@@ -40,12 +46,88 @@ def auto_mu(loss, bound, epsilon=1.0):
     return 0.0
 
 
+@dataclass(kw_only=True, eq=False)
+class CurvatureState:
+    """The curvature ``H`` of ``K`` models, for one back-end.
+
+    ``"sketch"`` (RFD-SON, FD-SON): ``H = Q S Qᵀ + αI`` with ``Q`` an
+    orthonormal basis of the sketch's row space (``q_dim`` rows of ``Q``),
+    ``S`` the sketch's Gram matrix in that basis and ``L`` the Cholesky factor
+    of ``S + αI`` (valid where ``factor_ok``); ``n_rows`` counts the buffer
+    rows (``virtual_rows`` the zero rows Alg. 6 starts with). ``"full"``:
+    ``H_inv``. ``"diag"``: ``sq = Σ g²``. Unused arrays are empty.
+    """
+
+    kind: str
+    m: int
+    robust: bool
+    alpha0: float
+    Q: np.ndarray
+    S: np.ndarray
+    L: np.ndarray
+    q_dim: np.ndarray
+    n_rows: np.ndarray
+    virtual_rows: np.ndarray
+    n_compactions: np.ndarray
+    factor_ok: np.ndarray
+    alpha: np.ndarray
+    shrinkage: np.ndarray
+    H_inv: np.ndarray
+    sq: np.ndarray
+
+    def copy(self):
+        return dataclasses.replace(
+            self,
+            **{
+                f.name: getattr(self, f.name).copy()
+                for f in dataclasses.fields(self)
+                if isinstance(getattr(self, f.name), np.ndarray)
+            },
+        )
+
+    def gram(self, k):
+        """``H − αI`` of model ``k`` as a dense ``d × d`` matrix (tests and read-outs)."""
+        if self.kind == "sketch":
+            q = int(self.q_dim[k])
+            Q = self.Q[k, :q]
+            return Q.T @ self.S[k, :q, :q] @ Q
+        if self.kind == "full":
+            return np.linalg.inv(self.H_inv[k]) - self.alpha0 * np.eye(self.H_inv.shape[1])
+        return np.diag(np.sqrt(self.sq[k]))
+
+
+def new_curvature(kind, n_models, n_features, *, m, alpha0, robust=True, zero_rows=True):
+    """The curvature of ``n_models`` fresh models (``H = alpha0 · I``)."""
+    K, d = n_models, n_features
+    cap = 2 * m if kind == "sketch" else 0
+    ints = lambda v: np.full(K, v, dtype=np.intc)  # noqa: E731
+    return CurvatureState(
+        kind=kind,
+        m=int(m),
+        robust=bool(robust),
+        alpha0=float(alpha0),
+        Q=np.zeros((K, cap, d if cap else 0)),
+        S=np.zeros((K, cap, cap)),
+        L=np.zeros((K, cap, cap)),
+        q_dim=ints(0),
+        n_rows=ints(0),
+        virtual_rows=ints(m if (kind == "sketch" and zero_rows) else 0),
+        n_compactions=ints(0),
+        factor_ok=ints(1),
+        alpha=np.full(K, float(alpha0)),
+        shrinkage=np.zeros(K),
+        H_inv=(np.stack([np.eye(d) / alpha0] * K) if kind == "full" else np.zeros((K, 0, 0))),
+        sq=np.zeros((K, d)) if kind == "diag" else np.zeros((K, 0)),
+    )
+
+
 def son_pass(
     U,
-    curvatures,
-    Xa,
+    curvature,
+    X,
+    intercept,
     T,
-    sw,
+    sample_weight,
     t,
     total_loss,
     *,
@@ -55,70 +137,90 @@ def son_pass(
     learning_rate,
     epsilon,
     skip_zero_rows,
+    rtol,
 ):
     """One ordered pass of the online Newton step over the rows (paper Alg. 6, SON order).
 
-    A pure kernel: ``U`` and ``curvatures`` are copied, never written into.
+    A pure kernel: ``U`` and ``curvature`` are copied, never written into.
 
     Parameters
     ----------
-    U : ndarray of shape (n_models, d)
-        Current iterates ``u`` (one per one-vs-rest model).
-    curvatures : list of curvature back-ends (``_curvature``)
-    Xa : ndarray or CSR matrix of shape (n, d)
-        Rows, intercept column included (C-contiguous float64 when dense).
+    U : ndarray of shape (n_models, n_features + fit_intercept)
+        Current iterates ``u`` (one per one-vs-rest model), intercept last.
+    curvature : CurvatureState
+        The models' curvature.
+    X : ndarray or CSR matrix of shape (n, n_features)
+        Rows without the intercept column.
+    intercept : float
+        Value of the intercept column (``intercept_scaling``), 0 without one.
     T : ndarray of shape (n, n_models)
         Targets (``±1`` for classification).
-    sw : ndarray of shape (n,)
+    sample_weight : ndarray of shape (n,)
         Positive sample weights.
     t : int
         Rows seen before this pass (``η_t = learning_rate / t``, 1-based).
     total_loss : float
         Running loss sum (continued, so any split of a stream adds up the same).
-    loss, bound, mu, learning_rate, epsilon, skip_zero_rows
-        As the estimators' parameters (``mu`` resolved to a number).
+    loss, bound, mu, learning_rate, epsilon, skip_zero_rows, rtol
+        As the estimators' parameters (``mu`` resolved to a number, ``rtol``
+        is ``solve_rtol``).
 
     Returns
     -------
-    U, curvatures, t, total_loss, predictions, scores
-        New iterates and back-ends, the time index and the running loss after
+    U, curvature, t, total_loss, predictions, scores
+        New iterates and curvature, the time index and the running loss after
         the pass, and per row and model ``p_t = clip(u_tᵀx_t, −C, C)`` and
         ``u_tᵀx_t``.
     """
-    U, curvatures = U.copy(), copy.deepcopy(curvatures)
-    n, d = Xa.shape
-    K = U.shape[0]
-    C = None if bound is None else float(bound)
+    U = np.array(U, dtype=np.float64, order="C", copy=True)
+    curvature = curvature.copy()
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X.sum_duplicates()  # the row loop scatters entries: duplicates must be summed
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    n, K = X.shape[0], U.shape[0]
     predictions = np.empty((n, K))
     scores = np.empty((n, K))
-    sparse = sp.issparse(Xa)
-    x = np.zeros(d)
-    for i in range(n):
-        if sparse:
-            lo, hi = Xa.indptr[i], Xa.indptr[i + 1]
-            x[:] = 0.0
-            x[Xa.indices[lo:hi]] = Xa.data[lo:hi]
-        else:
-            x = Xa[i]
-        t += 1
-        c = mu + learning_rate / t
-        for k in range(K):
-            u, cur = U[k], curvatures[k]
-            Bx = cur.Bdot(x)
-            z = float(u @ x)
-            w = u if C is None else cur.project(u, x, z, C, Bx)
-            # wᵀx of the projected w is exactly clip(z, −C, C) (closed form of the
-            # projection); use it rather than the rounded product, which decides hinge
-            # kinks by noise.
-            p = z if C is None else min(max(z, -C), C)
-            predictions[i, k], scores[i, k] = p, z
-            value, deriv = loss_and_derivative(loss, p, T[i, k], epsilon)
-            total_loss += sw[i] * value
-            scale = sw[i] * deriv
-            if scale == 0.0 and skip_zero_rows:
-                U[k] = w
-                continue
-            g = scale * x
-            Bg = cur.update(g, c, None if Bx is None else scale * Bx)
-            U[k] = w - cur.newton_direction(g, Bg)
-    return U, curvatures, t, total_loss, predictions, scores
+    c = curvature
+    t, total_loss, status = son_pass_fast(
+        BACKEND_CODES[c.kind],
+        c.Q,
+        c.S,
+        c.L,
+        c.q_dim,
+        c.n_rows,
+        c.virtual_rows,
+        c.n_compactions,
+        c.factor_ok,
+        c.alpha,
+        c.shrinkage,
+        c.H_inv,
+        c.sq,
+        U,
+        X,
+        float(intercept),
+        np.ascontiguousarray(T, dtype=np.float64),
+        np.ascontiguousarray(sample_weight, dtype=np.float64),
+        int(t),
+        float(total_loss),
+        LOSS_CODES[loss],
+        np.inf if bound is None else float(bound),
+        float(mu),
+        float(learning_rate),
+        float(epsilon),
+        bool(skip_zero_rows),
+        int(c.m),
+        bool(c.robust),
+        float(rtol),
+        float(c.alpha0),
+        predictions,
+        scores,
+    )
+    if status:
+        raise FloatingPointError(
+            f"the curvature lost positive definiteness at row {status} of the batch (the "
+            "sketch's Gram matrix is too ill-conditioned for float64); the batch was not "
+            "applied. Rescale the features or raise alpha0."
+        )
+    return U, curvature, t, total_loss, predictions, scores
