@@ -594,7 +594,7 @@ class SequentialPrincipalCurve(
         "max_grid_points": [Interval(Integral, 1, None, closed="left")],
         "max_memory": [Interval(Integral, 1, None, closed="left"), None],
         "keep_history": ["boolean"],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
