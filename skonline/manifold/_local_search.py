@@ -255,7 +255,7 @@ def score_local_candidates(
         moves = list(range(first, last + 1))
         inserts = list(range(first, last + 2))
         deletes = moves
-    families = []  # (kind, pos, lo, hi, end vertex indices, excluded vertex, segments)
+    families: list[tuple] = []  # (kind, pos, lo, hi, end vertices, excluded vertex, segments)
     for l in moves:
         ends = ([l - 1] if l > 0 else []) + ([l + 1] if l < k else [])
         families.append((1, l, max(l - 1, 0), min(l + 1, k), ends, l, k))

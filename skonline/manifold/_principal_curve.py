@@ -663,19 +663,23 @@ class SequentialPrincipalCurve(
             max_memory=self.max_memory,
         )
 
-    def _validate_batch(self, X, y, first_call, finish=False):
+    def _validate_batch(self, X, y, first_call, **fit_params):
+        # ``finish``: fit builds the curve from fewer than init_size rows
+        kwargs = {"finish": bool(fit_params.pop("finish", False))}
+        if fit_params:
+            raise TypeError(f"unexpected fit parameters: {sorted(fit_params)}")
         X, y = self._check_training_data(X, y, first_call)
-        return X, y, {"finish": finish}
+        return X, y, kwargs
 
-    def _init_state(self, X, y, finish=False):
+    def _init_state(self, X, y, **kwargs):
         return CurveState(
             rng=as_generator(self.random_state),
             pending_rows=np.empty((0, X.shape[1])),
             loss_history=np.empty(0) if self.keep_history else None,
         )
 
-    def _partial_fit_state(self, state, X, y, finish=False):
-        new_state, _ = curve_pass(state, X, self._params(), finish=finish)
+    def _partial_fit_state(self, state, X, y, **kwargs):
+        new_state, _ = curve_pass(state, X, self._params(), finish=kwargs["finish"])
         return new_state
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -566,7 +566,7 @@ def test_candidate_scores_equal_brute_force_differences(block):
         np.testing.assert_allclose(dl, brute_loss(W, X) @ w - base, rtol=1e-9, atol=1e-9)
         L = np.sum(np.sqrt(np.sum(np.diff(W, axis=0) ** 2, axis=1)))
         assert ln == pytest.approx(L, rel=1e-12)
-    # the candidate set of the spec's step 8
+    # the candidate set: keep, moves and deletes in the block, inserts around it
     moves = [] if block[0] == "empty" else list(range(block[0], block[1] + 1))
     inserts = [block[1]] if block[0] == "empty" else list(range(block[0], block[1] + 2))
     assert set(pos[kinds == 1]) == set(moves)
