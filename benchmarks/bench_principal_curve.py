@@ -56,6 +56,9 @@ from skonline.utils._polyline import project_to_polyline
 
 MEASURED_MODULES = [
     "skonline.manifold._principal_curve",
+    "skonline.manifold._lattice",
+    "skonline.manifold._local_search",
+    "skonline.manifold._row_memory",
     "skonline.manifold._hastie_stuetzle",
     "skonline.utils._polyline",
 ]

@@ -72,7 +72,11 @@ _VARIANTS = [
     skonline.ScaleInvariantRegressor(variant="full", loss="huber", epsilon=1.0),
     skonline.ScaleInvariantRegressor(loss="epsilon_insensitive", center=True, center_target=True),
     skonline.SequentialPrincipalCurve(
-        reward_estimator="bandit", max_memory=60, epsilon=0.3, max_grid_points=40, random_state=0
+        reward_estimator="bandit",
+        max_memory=60,
+        exploration=0.3,
+        max_grid_points=40,
+        random_state=0,
     ),
 ]
 

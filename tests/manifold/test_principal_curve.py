@@ -11,14 +11,8 @@ from scipy.spatial.distance import pdist
 from sklearn.exceptions import NotFittedError
 
 from skonline import SequentialPrincipalCurve
-from skonline.manifold._principal_curve import (
-    fan_sqdist,
-    local_grid,
-    pc1_segment,
-    score_local_candidates,
-    theory_constants,
-    win_probability,
-)
+from skonline.manifold._lattice import curve_key, local_grid, pc1_segment, theory_constants
+from skonline.manifold._local_search import fan_sqdist, score_local_candidates, win_probability
 from skonline.utils._polyline import (
     point_at_arc_length,
     project_to_polyline,
@@ -67,7 +61,7 @@ def brute_labels(V, X):
 
 
 class TextbookSLPC:
-    """The spec's §3.6 STEP, 'full' estimator, written out candidate by candidate.
+    """One round of the practical Algorithm 3, 'full' estimator, candidate by candidate.
 
     Every candidate curve is built as a vertex array and scored by the loss of
     every stored row from scratch; no cache, no pruning. Consumes the generator
@@ -84,21 +78,25 @@ class TextbookSLPC:
         self,
         delta,
         p=20,
-        epsilon=0.05,
-        eta=100.0,
+        exploration=0.05,
+        learning_rate=100.0,
         penalty=8.0,
         max_grid=400,
         seed=0,
         bandit=False,
-        beta=0.1,
+        importance_threshold=0.1,
         length_penalty=0.0,
         max_memory=None,
     ):
-        self.delta, self.p, self.eps, self.eta, self.pen = delta, p, epsilon, eta, penalty
+        # the paper's epsilon, eta and beta
+        self.delta, self.p, self.eps, self.eta, self.pen = (
+            delta, p, exploration, learning_rate, penalty
+        )  # fmt: skip
         self.max_grid = max_grid
         self.rng = np.random.default_rng(seed)
         self.rows, self.V, self.losses, self.curves = [], None, [], []
-        self.bandit, self.beta, self.lp, self.cap = bandit, beta, length_penalty, max_memory
+        self.bandit, self.beta, self.lp = bandit, importance_threshold, length_penalty
+        self.cap = max_memory
         self.mem, self.flags, self.ptr, self.rmax = [], [], 0, 0.0
         self.demotion, self.pending, self.pending_explore = {}, None, True
 
@@ -166,7 +164,6 @@ class TextbookSLPC:
         diam = float(np.sqrt(pdist(N, "sqeuclidean").max())) if len(N) > 1 else 0.0
         rad = max(diam, math.sqrt(d) * delta)
         G = local_grid(cen, rad, delta, math.sqrt(d) * R, [cen, X[anchor]], self.max_grid, self.rng)
-        G = G * delta
         inside = [float(np.sum((v - cen) ** 2)) <= rad * rad for v in V]
         if inside[a] or inside[a + 1]:
             s = a if inside[a] else a + 1
@@ -227,17 +224,17 @@ class TextbookSLPC:
 
 
 @pytest.mark.parametrize(
-    "seed, epsilon, sort",
+    "seed, exploration, sort",
     [(0, 0.05, False), (1, 0.3, True), (2, 0.0, False)],
 )
-def test_fast_step_matches_textbook_transcription(seed, epsilon, sort):
+def test_fast_step_matches_textbook_transcription(seed, exploration, sort):
     X = cubic_stream(40, seed=seed)
     if sort:
         X = X[np.argsort(X[:, 0])]
-    ref = TextbookSLPC(0.1, epsilon=epsilon, max_grid=30, seed=seed)
+    ref = TextbookSLPC(0.1, exploration=exploration, max_grid=30, seed=seed)
     est = SequentialPrincipalCurve(
         lattice_spacing=0.1,
-        epsilon=epsilon,
+        exploration=exploration,
         max_grid_points=30,
         random_state=seed,
         keep_history=True,
@@ -255,11 +252,11 @@ def test_fast_step_matches_textbook_transcription(seed, epsilon, sort):
 @pytest.mark.parametrize(
     "seed, options",
     [
-        (3, dict(reward_estimator="bandit", epsilon=0.3)),
-        (4, dict(reward_estimator="bandit", epsilon=0.0, beta=0.05)),
+        (3, dict(reward_estimator="bandit", exploration=0.3)),
+        (4, dict(reward_estimator="bandit", exploration=0.0, importance_threshold=0.05)),
         (5, dict(length_penalty=0.5)),
-        (6, dict(max_memory=15, epsilon=0.3)),
-        (7, dict(reward_estimator="bandit", epsilon=0.3, max_memory=12, length_penalty=0.25)),
+        (6, dict(max_memory=15, exploration=0.3)),
+        (7, dict(reward_estimator="bandit", exploration=0.3, max_memory=12, length_penalty=0.25)),
     ],
 )
 def test_fast_step_matches_textbook_options(seed, options):
@@ -267,11 +264,11 @@ def test_fast_step_matches_textbook_options(seed, options):
     X = cubic_stream(40, seed=seed)
     ref = TextbookSLPC(
         0.1,
-        epsilon=options.get("epsilon", 0.05),
+        exploration=options.get("exploration", 0.05),
         max_grid=30,
         seed=seed,
         bandit=options.get("reward_estimator") == "bandit",
-        beta=options.get("beta", 0.1),
+        importance_threshold=options.get("importance_threshold", 0.1),
         length_penalty=options.get("length_penalty", 0.0),
         max_memory=options.get("max_memory"),
     )
@@ -283,15 +280,17 @@ def test_fast_step_matches_textbook_options(seed, options):
         est.partial_fit(x[None])
         if t >= 1:
             np.testing.assert_array_equal(est.vertices_, ref.V, err_msg=f"row {t}")
-            n = est._n_mem
-            np.testing.assert_array_equal(est._X[:n], np.array(ref.mem))
-            np.testing.assert_array_equal(est._explored[:n], ref.flags)
-            fast = sorted(est._demotion.values())
+            state = est._state
+            n = state.memory.n_rows
+            np.testing.assert_array_equal(state.memory.rows[:n], np.array(ref.mem))
+            np.testing.assert_array_equal(state.memory.explored[:n], ref.flags)
+            fast = sorted(state.demotion.values())
             np.testing.assert_allclose(fast, sorted(ref.demotion.values()), rtol=1e-8)
             if ref.pending is not None:
-                assert est._pending[1] == pytest.approx(ref.pending[1], rel=1e-8, abs=1e-12)
+                prob = state.pending_choice[1]
+                assert prob == pytest.approx(ref.pending[1], rel=1e-8, abs=1e-12)
     np.testing.assert_allclose(est.loss_history_, ref.losses, rtol=1e-10, atol=1e-12)
-    if ref.bandit and options["epsilon"] == 0.0:
+    if ref.bandit and options["exploration"] == 0.0:
         assert ref.demotion, "exploitation rounds must demote"
     assert len({c.tobytes() for c in ref.curves}) > 1, "the curve must change"
 
@@ -305,15 +304,15 @@ def test_caches_equal_recomputation():
         ),
     ):
         est.fit(X)
-        n, k = est._n_mem, est._k
-        Xm = est._X[:n]
-        D, T = sqdist_to_segments(Xm, est.vertices_)
-        np.testing.assert_allclose(est._D[:n, :k], D, rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(est._T[:n, :k], T, rtol=1e-12, atol=1e-14)
-        np.testing.assert_array_equal(est._amin[:n], np.argmin(est._D[:n, :k], axis=1))
-        np.testing.assert_allclose(est._dcur[:n], D.min(axis=1), rtol=1e-12, atol=1e-14)
+        memory, k = est._state.memory, est._state.n_segments
+        n = memory.n_rows
+        D, T = sqdist_to_segments(memory.rows[:n], est.vertices_)
+        np.testing.assert_allclose(memory.sqdist[:n, :k], D, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(memory.tau[:n, :k], T, rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(memory.nearest[:n], np.argmin(memory.sqdist[:n, :k], axis=1))
+        np.testing.assert_allclose(memory.nearest_sqdist[:n], D.min(axis=1), rtol=1e-12, atol=1e-14)
     # the sliding window holds exactly the last 40 rows
-    assert sorted(map(tuple, est._X[:40])) == sorted(map(tuple, X[-40:]))
+    assert sorted(map(tuple, memory.rows[:40])) == sorted(map(tuple, X[-40:]))
 
 
 @pytest.mark.parametrize("reward_estimator", ["full", "bandit"])
@@ -325,7 +324,7 @@ def test_locality_one_vertex_per_row(reward_estimator):
         random_state=1,
         reward_estimator=reward_estimator,
         max_grid_points=80,
-        epsilon=0.2,
+        exploration=0.2,
     )
     est.partial_fit(X[:2])
     prev = est.vertices_
@@ -352,7 +351,7 @@ def test_locality_one_vertex_per_row(reward_estimator):
 
 def test_split_invariance_and_resume_bit_for_bit():
     X = cubic_stream(90, seed=5)
-    params = dict(lattice_spacing=0.1, random_state=7, max_grid_points=50, epsilon=0.2)
+    params = dict(lattice_spacing=0.1, random_state=7, max_grid_points=50, exploration=0.2)
     ref = SequentialPrincipalCurve(**params).fit(X)
     est = SequentialPrincipalCurve(**params)
     for chunk in np.array_split(X, [1, 3, 10, 11, 50]):
@@ -360,7 +359,7 @@ def test_split_invariance_and_resume_bit_for_bit():
     est = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(ref.vertices_, est.vertices_)
     assert ref.cumulative_loss_ == est.cumulative_loss_
-    assert ref.n_steps_ == est.n_steps_ == 90
+    assert ref.n_samples_seen_ == est.n_samples_seen_ == 90
 
 
 def test_transform_project_inverse_consistent_for_new_points():
@@ -467,18 +466,18 @@ def test_max_memory_bounds_state():
     small = len(pickle.dumps(est))
     est.partial_fit(X[100:])
     assert len(pickle.dumps(est)) <= small + 64
-    assert est.n_steps_ == 400
-    assert est._n_mem == 50
+    assert est.n_samples_seen_ == 400
+    assert est._state.memory.n_rows == 50
 
 
 def test_bandit_and_theory_modes_run():
     X = cubic_stream(80, seed=13)
     b = SequentialPrincipalCurve(
-        lattice_spacing=0.1, reward_estimator="bandit", epsilon=0.5, random_state=0
+        lattice_spacing=0.1, reward_estimator="bandit", exploration=0.5, random_state=0
     ).fit(X)
-    assert np.isfinite(b.cumulative_loss_) and b._demotion
+    assert np.isfinite(b.cumulative_loss_) and b._state.demotion
     th = SequentialPrincipalCurve(
-        lattice_spacing=0.1, eta="theory", penalty="theory", random_state=0
+        lattice_spacing=0.1, learning_rate="auto", penalty="auto", random_state=0
     ).fit(X)
     # the theoretical penalty c1 ~ 14 per segment at lambda ~ c0 sqrt(t): one segment only
     assert th.n_segments_ == 1
@@ -499,7 +498,7 @@ def test_state_params_fixed_after_first_call():
     with pytest.raises(ValueError, match="keep_history"):
         est.partial_fit(X[:2])
     assert pickle.dumps(est) == before
-    assert est.set_params(keep_history=False).partial_fit(X[:2]).n_steps_ == 22
+    assert est.set_params(keep_history=False).partial_fit(X[:2]).n_samples_seen_ == 22
 
 
 def test_bad_parameters():
@@ -508,9 +507,10 @@ def test_bad_parameters():
         {"max_segments": 0},
         {"init_size": 1},
         {"lattice_spacing": 0.0},
-        {"epsilon": 1.5},
-        {"beta": 1.0},
-        {"eta": "auto"},
+        {"exploration": 1.5},
+        {"importance_threshold": 1.0},
+        {"learning_rate": "theory"},
+        {"penalty": "theory"},
         {"penalty": -1.0},
         {"reward_estimator": "partial"},
     ):
@@ -566,7 +566,7 @@ def test_candidate_scores_equal_brute_force_differences(block):
         np.testing.assert_allclose(dl, brute_loss(W, X) @ w - base, rtol=1e-9, atol=1e-9)
         L = np.sum(np.sqrt(np.sum(np.diff(W, axis=0) ** 2, axis=1)))
         assert ln == pytest.approx(L, rel=1e-12)
-    # the candidate set of the spec's step 8
+    # the candidate set: keep, moves and deletes in the block, inserts around it
     moves = [] if block[0] == "empty" else list(range(block[0], block[1] + 1))
     inserts = [block[1]] if block[0] == "empty" else list(range(block[0], block[1] + 2))
     assert set(pos[kinds == 1]) == set(moves)
@@ -578,8 +578,7 @@ def test_candidate_scores_equal_brute_force_differences(block):
 def test_local_grid_enumeration_and_sampling():
     rng = np.random.default_rng(0)
     cen = np.array([0.33, -0.21])
-    G = local_grid(cen, 0.5, 0.1, None, [cen], 400, rng)
-    pts = G * 0.1
+    pts = local_grid(cen, 0.5, 0.1, None, [cen], 400, rng)
     inside = np.sum((pts - cen) ** 2, axis=1) <= 0.25 + 1e-12
     # every lattice point of the disc is there (plus the rounded centre)
     ii, jj = np.meshgrid(np.arange(-10, 11), np.arange(-10, 11))
@@ -589,7 +588,7 @@ def test_local_grid_enumeration_and_sampling():
     # sampled when the disc holds more than max_points
     S = local_grid(cen, 5.0, 0.01, None, [cen], 100, rng)
     assert 90 <= S.shape[0] <= 101
-    assert np.all(np.sqrt(np.sum((S * 0.01 - cen) ** 2, axis=1)) <= 5.0 + 0.01)
+    assert np.all(np.sqrt(np.sum((S - cen) ** 2, axis=1)) <= 5.0 + 0.01)
 
 
 def test_win_probability_against_monte_carlo():
@@ -604,47 +603,52 @@ def test_win_probability_against_monte_carlo():
 
 
 def test_theory_constants_match_the_spec_table():
-    # spec §7.1: d = 2, delta = 1, R = 2, p = 3, L = 4
+    # Lemma 3 by hand: d = 2, delta = 1, R = 2, p = 3, L = 4
     c = theory_constants(2, 3, 1.0, 2.0, 4.0)
     assert c["c1"] == pytest.approx(11.808, abs=1e-3)
     assert c["c2"] == pytest.approx(2.490, abs=1e-3)
     assert c["c3"] == pytest.approx(3.912, abs=1e-3)
     assert c["c0"] == pytest.approx(50.0)
-    # spec §7.2, 2-D cubic with delta = 0.1: c0 562.7, C 343.8
+    # the paper's 2-D cubic (Section 5: R = max ||x|| / sqrt(d), L = 0.01 p sqrt(d) R),
+    # delta = 0.1: c0 562.7, C 343.8
     c = theory_constants(2, 20, 0.1, 8.337, 0.01 * 20 * math.sqrt(2) * 8.337)
     assert c["c0"] == pytest.approx(562.7, rel=1e-3)
     assert c["C"] == pytest.approx(343.8, rel=2e-3)
 
 
 def test_bandit_demotion_bookkeeping():
-    """Exploitation rounds demote the chosen curve by alpha - (c0 - loss) / P (spec §3.6)."""
+    """Exploitation rounds demote the chosen curve by alpha - (c0 - loss) / P (Alg. 3, line 9)."""
     X = cubic_stream(60, seed=15)
     est = SequentialPrincipalCurve(
         lattice_spacing=0.1,
         reward_estimator="bandit",
-        epsilon=0.0,
-        beta=0.05,
+        exploration=0.0,
+        importance_threshold=0.05,
         random_state=3,
         max_grid_points=50,
         keep_history=True,
     )
     est.partial_fit(X[:3])  # init + the first (always explored) row
-    assert est._explored[2] and not est._explored[:2].any()
+    explored = est._state.memory.explored
+    assert explored[2] and not explored[:2].any()
+    beta = est.importance_threshold
     checked = 0
     for x in X[3:]:
-        pending = est._pending
-        before = dict(est._demotion)
+        pending = est._state.pending_choice
+        before = dict(est._state.demotion)
         est.partial_fit(x[None])
-        assert not est._explored[est._n_mem - 1]  # epsilon = 0: no exploration after the first
+        state = est._state
+        # exploration = 0: no exploration after the first row
+        assert not state.memory.explored[state.memory.n_rows - 1]
         key, prob = pending
         loss = est.loss_history_[-1]
         assert 0.0 <= prob <= 1.0
-        if prob > est.beta:
-            expected = before.get(key, 0.0) + est.c0_ / est.beta - (est.c0_ - loss) / prob
-            assert est._demotion[key] == pytest.approx(expected, rel=1e-12)
+        if prob > beta:
+            expected = before.get(key, 0.0) + est.c0_ / beta - (est.c0_ - loss) / prob
+            assert state.demotion[key] == pytest.approx(expected, rel=1e-12)
             checked += 1
         else:
-            assert est._demotion.get(key, 0.0) == before.get(key, 0.0)
+            assert state.demotion.get(key, 0.0) == before.get(key, 0.0)
     assert checked > 0
 
 
@@ -655,8 +659,9 @@ def test_bandit_curve_keys_distinguish_curves_far_from_the_origin():
     V = est.vertices_
     W = V.copy()
     W[0, 0] += 0.1
-    assert est._key(V) != est._key(W)
-    assert est._key(V) == est._key(V.copy())
+    delta = est.lattice_spacing_
+    assert curve_key(V, delta) != curve_key(W, delta)
+    assert curve_key(V, delta) == curve_key(V.copy(), delta)
 
 
 def _max_excursion(V, true_curve):

@@ -1,7 +1,8 @@
 """Guedj & Li, Section 5: Tables 1 and 2 against a Hastie–Stuetzle baseline refitted each step.
 
-Data recipes of the spec (D11, D12): the 2-D cubic ``y = 0.05 (x − 5)³`` with
-``u ~ U[0, 10]`` and Gaussian noise ``σ = 0.1`` (T = 100), and the 6-D curve
+Data of the paper's Section 5: the 2-D cubic ``y = 0.05 (x − 5)³`` with
+``u ~ U[0, 10]`` and Gaussian noise ``σ = 0.1`` (T = 100; the paper does not
+state the noise), and the 6-D curve
 ``(0.5 s cos s, 0.5 s sin s, 0.5 s, −s, sqrt(s), 2 ln(s + 1))`` at 200
 equidistant ``s`` in ``[0, 2π]`` with ``σ = 0.057``. One fixed data set, ten
 slpc seeds; the metric is the cumulative prequential loss. The paper does
@@ -19,7 +20,7 @@ next to the paper's values::
 
 Final-curve R² (min over seeds): 0.9998, 0.9989, 0.9965, 0.9971.
 
-Along the curve slpc beats the refitted baseline and lands inside the spec's
+Along the curve slpc beats the refitted baseline and lands inside the
 acceptance band ``[0.5×, 2.5×]`` of the paper's values in 2-D and 6-D.
 Shuffled, the refitted batch curve is better: the first ten rows cost slpc
 38.0 (mean over the seeds) against 19.0 for the baseline (2-D), because a
@@ -28,8 +29,8 @@ curve is stretched there. After 30 rows slpc is the better predictor (rows
 30–100: 2.59 against 2.91). In both orders the paper's objective leaves folds
 that one local change per row cannot undo (the sorted 2-D curve ends about 83
 long against the true 17.6); ``length_penalty`` removes them, at a cost in
-this prequential loss (see the user guide). With ``max_grid_points=400`` (the
-spec prototype's setting) the 6-D sorted runs were unstable (18.0 ± 9.3).
+this prequential loss (see the user guide). With ``max_grid_points=400`` the
+6-D sorted runs were unstable (18.0 ± 9.3).
 """
 
 import math
@@ -118,7 +119,7 @@ def test_table1_cubic_2d(order):
     if order == "sorted":
         X = X[idx]
     truth_loss = project_to_polyline(X, truth)[0].sum()
-    assert truth_loss == pytest.approx(1.0, abs=0.3)  # paper 0.945, spec 1.00 ± 0.14
+    assert truth_loss == pytest.approx(1.0, abs=0.3)  # the paper reports 0.945 on its own draw
     hs = hs_prequential_loss(X)
     losses, r2 = run_slpc(X, range(10))
     assert r2.min() >= 0.98

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from skonline.manifold._principal_curve import theory_constants
+from skonline.manifold._lattice import theory_constants
 from skonline.utils._polyline import sqdist_to_segments
 
 D, DELTA, R = 2, 1.0, 2.0
@@ -74,7 +74,7 @@ def tiny_class():
 
 
 def test_lattice_and_lemma3_counts(tiny_class):
-    """Spec §7.1: #Q = 25, #F_1 = 508, #F_2 = 3480, #F_3 = 7240; ln # <= c1 k + c2 L + c3."""
+    """Lemma 3 on {-2..2}^2: #Q = 25, #F_1..3 = 508, 3480, 7240; ln # <= c1 k + c2 L + c3."""
     Q, lines = tiny_class
     assert Q.shape[0] == 25
     counts = {k: v.shape[0] for k, v in lines.items()}

@@ -1,0 +1,229 @@
+"""The stored rows of a sequential principal curve and their Voronoi caches.
+
+Algorithm 3 of Guedj & Li ranks candidate curves by their loss on the past
+rows and builds its local grid from the rows in the Voronoi cells around the
+newest one (Section 4, "Partition" and "Neighbourhood"). :class:`RowMemory`
+holds those rows together with, for each row, its squared distance and
+projection parameter to every segment of the current curve, its nearest
+segment and that distance. A change of the curve recomputes only the columns
+of the changed segments (:meth:`RowMemory.replace_segments`).
+
+By default every row is kept (the paper's whole past). With ``max_rows`` the
+memory is a sliding window: a new row overwrites the oldest one.
+
+The methods that change a :class:`RowMemory` write into it in place; the pass
+of the estimator calls them on its own copy of the state only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..utils._polyline import segment_sqdist
+
+__all__ = ["RowMemory", "neighbourhood_mask"]
+
+#: Rows allocated at least when the memory grows without bound.
+_MIN_CAPACITY = 16
+
+
+def neighbourhood_mask(amin, tau, a):
+    """Rows in the Voronoi neighbourhood ``S_{a-1} ∪ V_a ∪ S_a ∪ V_{a+1} ∪ S_{a+1}``.
+
+    The neighbourhood ``N(x)`` of Section 4 for a row ``x`` that projects on
+    segment ``a``: the cells whose closure holds one of the segment's vertices.
+
+    Parameters
+    ----------
+    amin : ndarray of int, shape (n,)
+        Nearest segment of each row (the lowest index among equal distances).
+    tau : ndarray of shape (n,)
+        Parameter of each row's projection on its nearest segment: the row is
+        in the segment cell ``S_j`` when ``0 < tau < 1``, in the vertex cell
+        ``V_j`` when ``tau = 0`` and in ``V_{j+1}`` when ``tau = 1``.
+    a : int
+        The segment.
+
+    Returns
+    -------
+    mask : ndarray of bool, shape (n,)
+    """
+    interior = (tau > 0.0) & (tau < 1.0)
+    vertex = np.where(tau >= 1.0, amin + 1, amin)
+    return np.where(interior, np.abs(amin - a) <= 1, (vertex == a) | (vertex == a + 1))
+
+
+@dataclass(kw_only=True, eq=False)
+class RowMemory:
+    """The stored rows and their distances to the segments of the current curve.
+
+    Rows ``[0, n_rows)`` of every array are in use. Columns ``[0, k)`` of
+    ``sqdist`` and ``tau`` belong to the ``k`` segments of the current curve.
+
+    Attributes
+    ----------
+    rows : ndarray of shape (capacity, n_features)
+        The stored rows.
+    sqdist : ndarray of shape (capacity, max_segments)
+        Squared distance of each row to each segment.
+    tau : ndarray of shape (capacity, max_segments)
+        Parameter of each row's projection on each segment, in ``[0, 1]``.
+    nearest : ndarray of int64, shape (capacity,)
+        Nearest segment of each row (the lowest index among equal distances).
+    nearest_sqdist : ndarray of shape (capacity,)
+        Squared distance of each row to the curve.
+    explored : ndarray of bool, shape (capacity,)
+        Rows of exploration rounds (the bandit estimator scores only these).
+    n_rows : int
+        Rows in use.
+    next_slot : int
+        Slot the next row overwrites once a sliding window is full.
+    max_rows : int or None
+        Size of the sliding window; ``None`` keeps every row.
+    """
+
+    rows: np.ndarray
+    sqdist: np.ndarray
+    tau: np.ndarray
+    nearest: np.ndarray
+    nearest_sqdist: np.ndarray
+    explored: np.ndarray
+    n_rows: int = 0
+    next_slot: int = 0
+    max_rows: int | None = None
+
+    @classmethod
+    def empty(cls, n_features, max_segments, *, max_rows=None, expected_rows=0):
+        """An empty memory for curves of at most ``max_segments`` segments.
+
+        Parameters
+        ----------
+        n_features : int
+            Width of the rows.
+        max_segments : int
+            Largest number of segments of a curve (columns of the caches).
+        max_rows : int or None, default=None
+            Size of the sliding window (``None``: every row is kept).
+        expected_rows : int, default=0
+            Rows about to be stored (sizes the first allocation).
+
+        Returns
+        -------
+        memory : RowMemory
+        """
+        if max_rows is not None:
+            capacity = int(max_rows)
+        else:
+            capacity = _MIN_CAPACITY
+            while capacity < expected_rows:
+                capacity *= 2
+        return cls(
+            rows=np.zeros((capacity, n_features)),
+            sqdist=np.zeros((capacity, max_segments)),
+            tau=np.zeros((capacity, max_segments)),
+            nearest=np.zeros(capacity, dtype=np.int64),
+            nearest_sqdist=np.zeros(capacity),
+            explored=np.zeros(capacity, dtype=bool),
+            max_rows=max_rows,
+        )
+
+    _ARRAYS = ("rows", "sqdist", "tau", "nearest", "nearest_sqdist", "explored")
+
+    def _grow(self):
+        """Double the capacity (the memory without a window)."""
+        capacity = self.rows.shape[0]
+        for name in self._ARRAYS:
+            old = getattr(self, name)
+            new = np.zeros((2 * capacity, *old.shape[1:]), dtype=old.dtype)
+            new[:capacity] = old
+            setattr(self, name, new)
+
+    def store(self, x, dist, tau, explored):
+        """Store a row with its distances to the ``k`` segments (in place).
+
+        Parameters
+        ----------
+        x : ndarray of shape (n_features,)
+            The row.
+        dist, tau : ndarray of shape (k,)
+            Its squared distance and projection parameter to each segment.
+        explored : bool
+            Whether the row is an exploration row.
+
+        Returns
+        -------
+        slot : int
+            Index of the row in the memory.
+        """
+        capacity = self.rows.shape[0]
+        if self.n_rows == capacity and self.max_rows is None:
+            self._grow()
+            capacity = self.rows.shape[0]
+        full = self.n_rows == capacity
+        slot = self.next_slot if full else self.n_rows
+        k = dist.shape[0]
+        self.rows[slot] = x
+        self.sqdist[slot, :k] = dist
+        self.tau[slot, :k] = tau
+        j = int(np.argmin(dist))
+        self.nearest[slot] = j
+        self.nearest_sqdist[slot] = dist[j]
+        self.explored[slot] = explored
+        if full:
+            self.next_slot = (self.next_slot + 1) % capacity
+        else:
+            self.n_rows += 1
+        return slot
+
+    def replace_segments(self, V_new, k, lo, hi, m):
+        """Update the caches after segments ``lo..hi-1`` became ``m`` new ones (in place).
+
+        Only the columns of the new segments are computed; the nearest
+        segment is recomputed for the rows that projected on a removed
+        segment or that a new segment comes at least as close to.
+
+        Parameters
+        ----------
+        V_new : ndarray of shape (k_new + 1, n_features)
+            Vertices of the new curve.
+        k : int
+            Segments of the previous curve.
+        lo, hi : int
+            The replaced segments of the previous curve.
+        m : int
+            Number of new segments, ``lo .. lo + m - 1`` of ``V_new``.
+        """
+        n = self.n_rows
+        kn = V_new.shape[0] - 1
+        X = self.rows[:n]
+        new_d = np.empty((n, m))
+        new_t = np.empty((n, m))
+        for i in range(m):
+            new_d[:, i], new_t[:, i] = segment_sqdist(X, V_new[lo + i], V_new[lo + i + 1])
+        D = self.sqdist[:n]
+        T = self.tau[:n]
+        D[:, :kn] = np.concatenate([D[:, :lo], new_d, D[:, hi:k]], axis=1)
+        T[:, :kn] = np.concatenate([T[:, :lo], new_t, T[:, hi:k]], axis=1)
+        amin = self.nearest[:n]
+        dcur = self.nearest_sqdist[:n]
+        touched = (amin >= lo) & (amin < hi)
+        if m:
+            touched |= np.any(new_d <= dcur[:, None], axis=1)
+        amin[~touched & (amin >= hi)] += kn - k
+        idx = np.flatnonzero(touched)
+        if idx.size:
+            j = np.argmin(D[idx, :kn], axis=1)
+            amin[idx] = j
+            dcur[idx] = D[idx, j]
+
+    def nearest_tau(self):
+        """Projection parameter of each stored row on its nearest segment.
+
+        Returns
+        -------
+        tau : ndarray of shape (n_rows,)
+        """
+        n = self.n_rows
+        return self.tau[np.arange(n), self.nearest[:n]]
