@@ -76,7 +76,7 @@ SGD_ALPHA_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
 # The measured modules, whose source digests go in the report header.
 MEASURED_MODULES = (
     "skonline.linear_model._son",
-    "skonline.linear_model._curvature",
+    "skonline.linear_model._son_kernels",
     "skonline.utils._sketch",
 )
 

@@ -8,15 +8,16 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_iris
 from sklearn.preprocessing import StandardScaler
+from skonline.linear_model._son_fast import _SketchOps
 
 from skonline import RobustFrequentDirections
 from skonline.linear_model import (
     RFDSONClassifier,
     RFDSONRegressor,
-    _curvature,
     _losses,
     _son_kernels,
 )
+from skonline.linear_model._son_kernels import new_curvature
 
 
 class _Recorder:
@@ -44,24 +45,27 @@ def test_fd_son_with_a_large_sketch_equals_full_on(binary_problem):
     np.testing.assert_allclose(fd.cumulative_loss_, full.cumulative_loss_, rtol=1e-10)
 
 
-def test_rfd_son_sketch_is_the_rfd_sketch_of_its_gradients(monkeypatch, binary_problem):
+def test_rfd_son_sketch_is_the_rfd_sketch_of_its_gradients(binary_problem):
     X, y = binary_problem(n=200, d=10)
-    rows = []
-    original = _curvature.SketchCurvature.update
-
-    def spy(self, g, c, Bg):
-        rows.append(np.sqrt(c) * g)
-        return original(self, g, c, Bg)
-
-    monkeypatch.setattr(_curvature.SketchCurvature, "update", spy)
     m = 4
-    son = RFDSONClassifier(sketch_size=m, buffer_init="empty", fit_intercept=False).fit(X, y)
-    monkeypatch.undo()
+    son = RFDSONClassifier(sketch_size=m, buffer_init="empty", fit_intercept=False)
+    rows = []
+    for t in range(len(X)):  # the sketch rows sqrt(μ + η_t) g_t, from the online predictions
+        if t:
+            z = float(son.decision_function(X[t : t + 1])[0])
+        else:
+            z = 0.0
+        p = min(max(z, -1.0), 1.0)
+        target = 1.0 if y[t] == 1 else -1.0
+        g = 2.0 * (p - target) * X[t]
+        rows.append(np.sqrt(1.0 / 8.0 + 1.0 / (t + 1)) * g)
+        son.partial_fit(X[t : t + 1], y[t : t + 1], classes=[0, 1])
     rfd = RobustFrequentDirections(sketch_size=m).fit(np.array(rows))
-    cur = son._state.curvatures[0]
-    B = cur.B[: cur.r]
-    np.testing.assert_allclose(B.T @ B, rfd.sketch_.T @ rfd.sketch_, atol=1e-10)
-    assert son.alpha_[0] == rfd.alpha_
+    scale = np.max(np.abs(rfd.sketch_.T @ rfd.sketch_))
+    np.testing.assert_allclose(
+        son._state.curvature.gram(0), rfd.sketch_.T @ rfd.sketch_, atol=1e-10 * scale
+    )
+    np.testing.assert_allclose(son.alpha_[0], rfd.alpha_, rtol=1e-10)
     assert son.alpha_[0] - 0.0 == son.shrinkage_[0] / 2
     assert son.n_compactions_[0] == rfd.n_compactions_
 
@@ -75,25 +79,32 @@ def test_zero_row_schedule_of_algorithm_6(binary_problem):
     assert empty.n_compactions_[0] == 3  # after 2m = 10, then every 6: t = 10, 16, 22
 
 
+def _sketch_ops(d, m, alpha0):
+    curvature = new_curvature("sketch", 1, d, m=m, alpha0=alpha0, zero_rows=False)
+    return curvature, _SketchOps(curvature)
+
+
+def _tau(z, C):
+    return np.sign(z) * max(abs(z) - C, 0.0)
+
+
 @pytest.mark.parametrize("alpha0", [0.0, 0.3])
 def test_solves_and_projection_match_dense_linear_algebra(alpha0):
     rng = np.random.default_rng(3)
     d, m = 9, 3
-    cur = _curvature.SketchCurvature(d, m, alpha0, zero_rows=False)
-    for _ in range(8):  # two compactions and some uncompacted rows
-        g = rng.standard_normal(d)
-        cur.update(g, 0.5, cur.Bdot(g))
-    B = cur.B[: cur.r]
-    H = B.T @ B + cur.alpha * np.eye(d)
-    assert cur.alpha > 0
+    curvature, ops = _sketch_ops(d, m, alpha0)
+    for _ in range(11):  # compactions at rows 6 and 10 (2m, then every m + 1), one row after
+        ops.append(np.sqrt(0.5) * rng.standard_normal(d))
+    alpha = curvature.alpha[0]
+    H = curvature.gram(0) + alpha * np.eye(d)
+    assert alpha > 0 and curvature.n_compactions[0] == 2
     g, x, u = rng.standard_normal((3, d))
-    np.testing.assert_allclose(cur.newton_direction(g), np.linalg.solve(H, g), rtol=1e-9)
+    np.testing.assert_allclose(ops.solve(g), np.linalg.solve(H, g), rtol=1e-9)
     z = float(u @ x)
     C = abs(z) / 3
-    w = cur.project(u, x, z, C, cur.Bdot(x))
+    w = ops.project(u, x, C)
     h = np.linalg.solve(H, x)
-    expected = u - _curvature.tau(z, C) * h / (x @ h)
-    np.testing.assert_allclose(w, expected, rtol=1e-9)
+    np.testing.assert_allclose(w, u - _tau(z, C) * h / (x @ h), rtol=1e-9)
     assert abs(w @ x) == pytest.approx(C)
 
 
@@ -101,28 +112,26 @@ def test_singular_branch_uses_the_null_space_and_the_pseudo_inverse():
     rng = np.random.default_rng(4)
     d = 10
     basis = np.linalg.qr(rng.standard_normal((d, 2)))[0].T  # gradients in a 2-dim subspace
-    cur = _curvature.SketchCurvature(d, 3, 0.0, zero_rows=False)
+    curvature, ops = _sketch_ops(d, 3, 0.0)
     for _ in range(12):
-        g = rng.standard_normal(2) @ basis
-        cur.update(g, 1.0, cur.Bdot(g))
-    assert cur.n_compactions > 0 and cur.alpha == 0.0  # rank 2 < m: σ_m = 0, α stays 0
-    B = cur.B[: cur.r]
-    H_pinv = np.linalg.pinv(B.T @ B)
+        ops.append(rng.standard_normal(2) @ basis)
+    assert curvature.n_compactions[0] > 0 and curvature.alpha[0] == 0.0  # rank 2 < m: α stays 0
+    gram = curvature.gram(0)
+    H_pinv = np.linalg.pinv(gram)
     g = rng.standard_normal(2) @ basis
-    np.testing.assert_allclose(cur.newton_direction(g), H_pinv @ g, rtol=1e-7)
+    np.testing.assert_allclose(ops.solve(g), H_pinv @ g, rtol=1e-7)
     u = rng.standard_normal(d)
     # x with a null-space component: the corrected w₂ moves along (I − P)x only
     x = rng.standard_normal(d)
-    z = float(u @ x)
-    w = cur.project(u, x, z, 0.1, cur.Bdot(x))
+    w = ops.project(u, x, 0.1)
     assert abs(w @ x) == pytest.approx(0.1)
-    assert (w - u) @ (B.T @ B) @ (w - u) == pytest.approx(0.0, abs=1e-9)  # H-distance 0
+    assert (w - u) @ gram @ (w - u) == pytest.approx(0.0, abs=1e-9)  # H-distance 0
     # x inside the row space: w₁ with the pseudo-inverse
     x = rng.standard_normal(2) @ basis
     z = float(u @ x)
-    w = cur.project(u, x, z, 0.1, cur.Bdot(x))
+    w = ops.project(u, x, 0.1)
     h = H_pinv @ x
-    np.testing.assert_allclose(w, u - _curvature.tau(z, 0.1) * h / (x @ h), rtol=1e-6)
+    np.testing.assert_allclose(w, u - _tau(z, 0.1) * h / (x @ h), rtol=1e-6)
 
 
 def test_rank_deficient_stream_keeps_alpha_zero_and_learns():
@@ -181,7 +190,7 @@ def test_multiclass_one_vs_rest_one_sketch_per_class():
     X = StandardScaler().fit_transform(X)
     order = np.random.default_rng(0).permutation(len(y))
     clf = RFDSONClassifier(sketch_size=3, loss="log_loss").fit(X[order], y[order])
-    assert clf.coef_.shape == (3, 4) and len(clf._state.curvatures) == 3
+    assert clf.coef_.shape == (3, 4) and clf._state.curvature.q_dim.shape == (3,)
     assert clf.score(X, y) > 0.8
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
