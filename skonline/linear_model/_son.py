@@ -55,6 +55,7 @@ class _BaseSON(OnlineEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         "sketch": [StrOptions({"rfd", "fd", "full", "diag"})],
+        "curvature": [StrOptions({"gradient", "hessian"})],
         "sketch_size": [Interval(Integral, 2, None, closed="left")],
         "alpha0": [Interval(Real, 0, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
@@ -136,6 +137,7 @@ class _BaseSON(OnlineEstimator):
                 epsilon=float(getattr(self, "epsilon", 1.0)),
                 skip_zero_rows=self.skip_zero_rows,
                 rtol=float(self.solve_rtol),
+                curvature_rows=self.curvature,
             )
         new = dataclasses.replace(
             state, U=U, curvature=curvature, n_samples_seen=t, cumulative_loss=total_loss
@@ -192,6 +194,14 @@ _PARAMS_DOC = """\
         ``"full"``: FULL-ON, the exact ``H`` by Sherman–Morrison,
         ``O(n_features²)`` per row. ``"diag"``: diagonal AdaGrad,
         ``D = alpha0 + sqrt(Σ g²)``.
+
+    curvature : {"gradient", "hessian"}, default="gradient"
+        What the curvature accumulates. ``"gradient"``: the paper's
+        ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
+        Theorem 5). ``"hessian"``: the loss's own second derivative,
+        ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
+        the cumulative loss, recursive least squares for the squared loss
+        (``mu`` and ``learning_rate`` are then unused).
 
     sketch_size : int, default=10
         The paper's ``m``, the memory of the sketch: its buffer holds up to
@@ -375,6 +385,7 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
         loss="squared_error",
         *,
         sketch="rfd",
+        curvature="gradient",
         sketch_size=10,
         alpha0=0.0,
         learning_rate=1.0,
@@ -392,6 +403,7 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
     ):
         self.loss = loss
         self.sketch = sketch
+        self.curvature = curvature
         self.sketch_size = sketch_size
         self.alpha0 = alpha0
         self.learning_rate = learning_rate
@@ -525,6 +537,7 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
         *,
         epsilon=1.0,
         sketch="rfd",
+        curvature="gradient",
         sketch_size=10,
         alpha0=0.0,
         learning_rate=1.0,
@@ -543,6 +556,7 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
         self.loss = loss
         self.epsilon = epsilon
         self.sketch = sketch
+        self.curvature = curvature
         self.sketch_size = sketch_size
         self.alpha0 = alpha0
         self.learning_rate = learning_rate

@@ -108,6 +108,24 @@ cdef inline void loss_and_derivative(int loss, double p, double y, double epsilo
             deriv[0] = epsilon * (1.0 if r > 0.0 else (-1.0 if r < 0.0 else 0.0))
 
 
+cdef inline double second_derivative(int loss, double p, double y, double epsilon) noexcept nogil:
+    """``l''(p; y)`` (0 at the kinks of the hinge-type losses)."""
+    cdef double m, e, r
+    if loss == SQUARED_ERROR:
+        return 2.0
+    if loss == LOG_LOSS:
+        m = y * p
+        e = exp(-fabs(m))
+        return e / ((1.0 + e) * (1.0 + e))
+    if loss == SMOOTH_HINGE:
+        m = y * p
+        return 1.0 if (0.0 < m < 1.0) else 0.0
+    if loss == HUBER:
+        r = p - y
+        return 1.0 if fabs(r) <= epsilon else 0.0
+    return 0.0
+
+
 # ------------------------------------------------------- small dense algebra
 cdef inline double dot(int n, double* a, double* b) noexcept nogil:
     cdef int inc = 1
@@ -598,14 +616,19 @@ def son_pass_fast(
     double alpha0,
     double[:, ::1] predictions,
     double[:, ::1] scores,
+    int curvature=0,
 ):
     """One ordered pass over the rows; updates the state arrays in place.
 
     ``X`` is a C-contiguous float64 array or a canonical CSR matrix (summed
     duplicates) without the intercept column; ``intercept`` is the value of
     that column (0: no intercept). ``bound`` is ``C`` (``inf``: no
-    projection). Returns ``(t, total_loss, status)``; ``status`` is 0, or the
-    number of the row at which a factorisation failed (1-based).
+    projection). ``curvature`` 0 adds the paper's gradient rows
+    ``sqrt(μ + η_t) g_t`` to ``H``, 1 the loss's exact curvature rows
+    ``sqrt(c_t l''(p_t)) x_t`` (``c_t`` the sample weight; a Newton step, and
+    recursive least squares for the squared loss). Returns
+    ``(t, total_loss, status)``; ``status`` is 0, or the number of the row at
+    which a factorisation failed (1-based).
     """
     cdef bint sparse = not isinstance(X, np.ndarray)
     cdef double[:, ::1] Xd
@@ -633,6 +656,7 @@ def son_pass_fast(
     cdef double[::1] w = np.zeros(d)
     cdef double[::1] h = np.zeros(d)
     cdef double[::1] g = np.zeros(d)
+    cdef double[::1] b = np.zeros(d)
     cdef double[::1] yx = np.zeros(max(cap, 1))
     cdef double[::1] yb = np.zeros(max(cap, 1))
     cdef double[::1] work = np.zeros(lwork)
@@ -706,9 +730,12 @@ def son_pass_fast(
                             elif backend == FULL:
                                 for j in range(d):
                                     h[j] = dot(d, &H_inv[k, j, 0], &x[0])
-                            else:
+                            elif curvature == 0:
                                 for j in range(d):
                                     h[j] = x[j] / (alpha0 + sqrt(sq[k, j]))
+                            else:
+                                for j in range(d):
+                                    h[j] = x[j] / (alpha0 + sq[k, j])
                             xh = dot(d, &x[0], &h[0])
                             if xh > 0.0:
                                 for j in range(d):
@@ -724,31 +751,45 @@ def son_pass_fast(
                     continue
                 for j in range(d):
                     g[j] = scale * x[j]
-                # curvature update with the row sqrt(c) g, then the Newton step H^(t)⁻¹ g
-                if backend == SKETCH:
+                # curvature update with the row b, then the Newton step H^(t)⁻¹ g
+                if curvature == 0:
                     sc = sqrt(c)
                     for j in range(d):
-                        h[j] = sc * g[j]
-                    basis_coords(d, q_dim[k], &Q[k, 0, 0], &h[0], &yb[0])
-                    if sketch_append(sk, &h[0], &yb[0]) != 0:
+                        b[j] = sc * g[j]
+                else:
+                    sc = sqrt(sw[i] * second_derivative(loss, p, T[i, k], epsilon))
+                    for j in range(d):
+                        b[j] = sc * x[j]
+                if backend == SKETCH:
+                    basis_coords(d, q_dim[k], &Q[k, 0, 0], &b[0], &yb[0])
+                    if sketch_append(sk, &b[0], &yb[0]) != 0:
                         status = i + 1
                         break
                     if sketch_apply(sk, &g[0], &h[0]) != 0:
                         status = i + 1
                         break
                 elif backend == FULL:
-                    for j in range(d):
-                        h[j] = dot(d, &H_inv[k, j, 0], &g[0])
-                    xh = c / (1.0 + c * dot(d, &g[0], &h[0]))
+                    if curvature == 0:
+                        for j in range(d):
+                            h[j] = dot(d, &H_inv[k, j, 0], &g[0])
+                        xh = c / (1.0 + c * dot(d, &g[0], &h[0]))
+                    else:
+                        for j in range(d):
+                            h[j] = dot(d, &H_inv[k, j, 0], &b[0])
+                        xh = 1.0 / (1.0 + dot(d, &b[0], &h[0]))
                     for j in range(d):
                         for i2 in range(d):
                             H_inv[k, j, i2] -= xh * h[j] * h[i2]
                     for j in range(d):
                         h[j] = dot(d, &H_inv[k, j, 0], &g[0])
-                else:
+                elif curvature == 0:
                     for j in range(d):
                         sq[k, j] += g[j] * g[j]
                         h[j] = g[j] / (alpha0 + sqrt(sq[k, j]))
+                else:
+                    for j in range(d):
+                        sq[k, j] += b[j] * b[j]
+                        h[j] = g[j] / (alpha0 + sq[k, j])
                 for j in range(d):
                     U[k, j] = w[j] - h[j]
             if status != 0:

@@ -138,6 +138,7 @@ def son_pass(
     epsilon,
     skip_zero_rows,
     rtol,
+    curvature_rows="gradient",
 ):
     """One ordered pass of the online Newton step over the rows (paper Alg. 6, SON order).
 
@@ -161,7 +162,7 @@ def son_pass(
         Rows seen before this pass (``η_t = learning_rate / t``, 1-based).
     total_loss : float
         Running loss sum (continued, so any split of a stream adds up the same).
-    loss, bound, mu, learning_rate, epsilon, skip_zero_rows, rtol
+    loss, bound, mu, learning_rate, epsilon, skip_zero_rows, rtol, curvature_rows
         As the estimators' parameters (``mu`` resolved to a number, ``rtol``
         is ``solve_rtol``).
 
@@ -216,6 +217,7 @@ def son_pass(
         float(c.alpha0),
         predictions,
         scores,
+        0 if curvature_rows == "gradient" else 1,
     )
     if status:
         raise FloatingPointError(
