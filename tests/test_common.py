@@ -59,8 +59,10 @@ _VARIANTS = [
     skonline.ScaleInvariantClassifier(variant="full"),
     skonline.ScaleInvariantClassifier(loss="hinge", time_counter="per_feature"),
     skonline.ScaleInvariantClassifier(center=True, multi_class="multinomial"),
+    skonline.ScaleInvariantClassifier(variant="full", potential_width=9 / 8),
     skonline.ScaleInvariantRegressor(variant="full", loss="huber", epsilon=1.0),
     skonline.ScaleInvariantRegressor(loss="epsilon_insensitive", center=True, center_target=True),
+    skonline.ScaleInvariantRegressor(time_counter="per_feature", potential_width=3.0),
     skonline.SequentialPrincipalCurve(
         reward_estimator="bandit", max_memory=60, epsilon=0.3, max_grid_points=40, random_state=0
     ),
@@ -86,11 +88,6 @@ EXPECTED_FAILED_CHECKS: dict = {
         "ScaleInvariantRegressor",
     )
 }
-EXPECTED_FAILED_CHECKS["ScaleInvariantRegressor"]["check_regressors_train"] = (
-    "the check sets alpha=0.01, the ridge-strength convention of linear regressors; here alpha "
-    "is the potential's parameter and must exceed 9/8. With the default alpha the check's "
-    "R² > 0.5 holds (asserted in tests/linear_model/test_scale_invariant.py)"
-)
 
 
 def test_public_estimators_are_discovered():

@@ -16,9 +16,10 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 from skonline.linear_model import ScaleInvariantClassifier
-from skonline.linear_model._scale_invariant import (
-    ALPHA_0,
+from skonline.linear_model._scale_invariant_kernels import (
+    MIN_POTENTIAL_WIDTH,
     REFRESH_EVERY,
+    coordinate_centered_pass,
     coordinate_pass,
     full_pass,
     init_state,
@@ -28,7 +29,7 @@ from skonline.linear_model._scale_invariant import (
 
 
 def kappa(alpha):
-    return math.exp(1.0 / (2.0 * (alpha - ALPHA_0)))
+    return math.exp(1.0 / (2.0 * (alpha - MIN_POTENTIAL_WIDTH)))
 
 
 def logistic(p, y):
@@ -101,13 +102,26 @@ def _run(kind, X, Y, alpha=1.5, loss="log_loss", **kwargs):
     )
     if kind == "coordinate":
         X = sp.csr_matrix(X)
-        kwargs.setdefault("time_counter", "per_feature" if "n_nonzero" in state else "global")
         return coordinate_pass(
-            state, X, Y.reshape(-1, 1), np.ones(n), alpha=alpha, loss=loss, epsilon=0.0, **kwargs
+            state,
+            X,
+            Y.reshape(-1, 1),
+            np.ones(n),
+            potential_width=alpha,
+            loss=loss,
+            epsilon=0.0,
+            **kwargs,
         )
     kwargs.setdefault("rank_tol", 1e-10)
     return full_pass(
-        state, X, Y.reshape(-1, 1), np.ones(n), alpha=alpha, loss=loss, epsilon=0.0, **kwargs
+        state,
+        X,
+        Y.reshape(-1, 1),
+        np.ones(n),
+        potential_width=alpha,
+        loss=loss,
+        epsilon=0.0,
+        **kwargs,
     )
 
 
@@ -140,12 +154,12 @@ def test_full_kernel_pinv_matches_from_scratch_on_rank_deficient_data():
     X[:, 1] *= 1e3
     Y = np.where(rng.random(400) > 0.5, 1.0, -1.0)
     state, preds = _run("full", X, Y)
-    c = state["scale"]
+    c = state.scale
     S_int = (X / c).T @ (X / c)
     Sp_ref = np.linalg.pinv(S_int, hermitian=True)
-    err = np.linalg.norm(state["Sp"] - Sp_ref) / np.linalg.norm(Sp_ref)
+    err = np.linalg.norm(state.Sp - Sp_ref) / np.linalg.norm(Sp_ref)
     assert err < 1e-8
-    assert state["rank"] == np.linalg.matrix_rank(X)
+    assert state.rank == np.linalg.matrix_rank(X)
     assert np.all(np.isfinite(preds))
 
 
@@ -284,27 +298,27 @@ def test_structural_facts():
     # full: ŷ = 0 and leverage 1 on every rank-increasing trial; zero rows are no-ops
     state = init_state("full", 4, 1, fit_intercept=False)
     for t in range(X.shape[0]):
-        rank_before, gamma_before = state["rank"], state["gamma"].copy()
-        q_minus_gamma = state["q"] - state["gamma"]
+        rank_before, gamma_before = state.rank, state.gamma.copy()
+        q_minus_gamma = state.q - state.gamma
         new, p = full_pass(
             state,
             X[t : t + 1],
             Y[t : t + 1, None],
             np.ones(1),
-            alpha=1.5,
+            potential_width=1.5,
             loss="log_loss",
             epsilon=0.0,
             rank_tol=1e-10,
         )
-        if new["rank"] > rank_before:
+        if new.rank > rank_before:
             assert p[0, 0] == 0.0
             g = -Y[t] * expit(0.0)
-            np.testing.assert_allclose(new["gamma"] - gamma_before, g * g, rtol=1e-14)
-            np.testing.assert_allclose(new["q"] - new["gamma"], q_minus_gamma, atol=1e-12)
+            np.testing.assert_allclose(new.gamma - gamma_before, g * g, rtol=1e-14)
+            np.testing.assert_allclose(new.q - new.gamma, q_minus_gamma, atol=1e-12)
         if not X[t].any():
             assert p[0, 0] == 0.0
             for key in ("Sp", "H", "gamma", "q"):
-                assert np.array_equal(new[key], state[key])
+                assert np.array_equal(getattr(new, key), getattr(state, key))
         state = new
 
 
@@ -361,14 +375,13 @@ def test_lemma_3_3_at_every_step(per_feature, adversarial, name, opts, alpha):
             sp.csr_matrix(x[None]),
             Y[t - 1 : t, None],
             np.ones(1),
-            alpha=alpha,
+            potential_width=alpha,
             loss=loss,
             epsilon=0.0,
-            time_counter="per_feature" if per_feature else "global",
         )
-        h0, s0, h1, s1 = state["H"][0], state["s2"], new["H"][0], new["s2"]
-        count0 = state["n_nonzero"] if per_feature else np.full(d, t - 1.0)
-        count1 = new["n_nonzero"] if per_feature else np.full(d, float(t))
+        h0, s0, h1, s1 = state.H[0], state.s2, new.H[0], new.s2
+        count0 = state.n_nonzero if per_feature else np.full(d, t - 1.0)
+        count1 = new.n_nonzero if per_feature else np.full(d, float(t))
         w = np.zeros(d)
         live = s1 > 0
         w[live] = (
@@ -387,8 +400,8 @@ def test_lemma_3_3_at_every_step(per_feature, adversarial, name, opts, alpha):
 
 
 def _psi_full(state, alpha):
-    H, Sp = state["H"][0], state["Sp"]
-    return math.exp((H @ Sp @ H - state["gamma"][0]) / (2 * alpha))
+    H, Sp = state.H[0], state.Sp
+    return math.exp((H @ Sp @ H - state.gamma[0]) / (2 * alpha))
 
 
 @pytest.mark.parametrize("adversarial", [False, True])
@@ -407,7 +420,7 @@ def test_lemma_4_3_corrected_at_every_step(adversarial, spread, seed):
             X[t : t + 1],
             Y[t : t + 1, None],
             np.ones(1),
-            alpha=alpha,
+            potential_width=alpha,
             loss=loss,
             epsilon=0.0,
             rank_tol=1e-10,
@@ -474,7 +487,7 @@ def test_theorem_4_5_corrected_regret_bound(adversarial, seed):
     S = X.T @ X
     Sp = np.linalg.pinv(S, hermitian=True)
     h = -(g @ X)
-    gamma = state["gamma"][0]
+    gamma = state.gamma[0]
     us = _comparators(X, Y, np.random.default_rng(seed), n_random=50)
     us += [lam * (Sp @ h) for lam in np.logspace(-4, 3, 60)]  # the worst direction
     for u in us:
@@ -511,9 +524,16 @@ def _theorem_4_2_adversary(kind, d, T, alpha=1.5):
             return float((g * p).sum()), g
 
         Xr = sp.csr_matrix(x[None]) if kind == "coordinate" else x[None]
-        kw = {"time_counter": "global"} if kind == "coordinate" else {"rank_tol": 1e-10}
+        kw = {} if kind == "coordinate" else {"rank_tol": 1e-10}
         state, p = (coordinate_pass if kind == "coordinate" else full_pass)(
-            state, Xr, np.zeros((1, 1)), np.ones(1), alpha=alpha, loss=loss, epsilon=0.0, **kw
+            state,
+            Xr,
+            np.zeros((1, 1)),
+            np.ones(1),
+            potential_width=alpha,
+            loss=loss,
+            epsilon=0.0,
+            **kw,
         )
         g = mag if p[0, 0] >= 0 else -mag
         xs.append(x)
@@ -525,7 +545,13 @@ def _theorem_4_2_adversary(kind, d, T, alpha=1.5):
     Sp = np.linalg.inv(S)
     u = beta * math.sqrt(2.0 / T) * (Sp @ h)
     regret = float(np.dot(gs, ps) + h @ u)
-    return regret, math.sqrt(u @ S @ u), np.array(ps), h @ Sp @ h, state.get("gamma", [np.nan])[0]
+    return (
+        regret,
+        math.sqrt(u @ S @ u),
+        np.array(ps),
+        h @ Sp @ h,
+        getattr(state, "gamma", [np.nan])[0],
+    )
 
 
 @pytest.mark.parametrize("d", [2, 5])
@@ -552,9 +578,9 @@ def test_theorem_4_2_lower_bound_adversary(d):
 # ------------------------------------------------------------ constants used
 def test_lemma_a1_constant():
     x = np.linspace(-20, 20, 400_001)
-    assert np.all(x + np.exp(-x) <= np.exp(ALPHA_0 * x**2 / 2) * (1 + 1e-12))
+    assert np.all(x + np.exp(-x) <= np.exp(MIN_POTENTIAL_WIDTH * x**2 / 2) * (1 + 1e-12))
     smallest = np.max(2 * np.log(x + np.exp(-x))[x != 0] / x[x != 0] ** 2)
-    assert 1.11 < smallest < ALPHA_0
+    assert 1.11 < smallest < MIN_POTENTIAL_WIDTH
 
 
 def test_lemma_4_4_leverage_sum():
@@ -568,18 +594,18 @@ def test_lemma_4_4_leverage_sum():
 
     state = init_state("full", 4, 1, fit_intercept=False)
     for t in range(300):
-        before = state["gamma"][0]
+        before = state.gamma[0]
         state, _ = full_pass(
             state,
             X[t : t + 1],
             Y[t : t + 1, None],
             np.ones(1),
-            alpha=1.5,
+            potential_width=1.5,
             loss=loss,
             epsilon=0.0,
             rank_tol=1e-10,
         )
-        lev.append(state["gamma"][0] - before)
+        lev.append(state.gamma[0] - before)
     lev = np.array(lev)
     assert np.all((lev >= 0) & (lev <= 1))
     r = 4
@@ -614,8 +640,6 @@ def textbook_centered(X, T, alpha):
 
 
 def test_centered_kernel_matches_textbook():
-    from skonline.linear_model._scale_invariant import coordinate_centered_pass
-
     rng = np.random.default_rng(12)
     X = rng.standard_normal((150, 4)) * [1.0, 100.0, 0.01, 3.0] + [5.0, -300.0, 0.0, 1.0]
     X[:40, 2] = 0.0  # constant at first
@@ -624,7 +648,14 @@ def test_centered_kernel_matches_textbook():
     ref = textbook_centered(X, T, 1.5)
     state = init_state("center", 4, 3, fit_intercept=True)
     _, preds = coordinate_centered_pass(
-        state, X, T, np.ones(150), alpha=1.5, loss="log_loss", epsilon=0.0, fit_intercept=True
+        state,
+        X,
+        T,
+        np.ones(150),
+        potential_width=1.5,
+        loss="log_loss",
+        epsilon=0.0,
+        fit_intercept=True,
     )
     np.testing.assert_allclose(preds, ref, rtol=1e-8, atol=1e-12)
 
