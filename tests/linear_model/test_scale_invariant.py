@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_classification
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import SGDClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import check_regressors_train
+from sklearn.utils.validation import check_is_fitted
 
 from skonline.linear_model import ScaleInvariantClassifier, ScaleInvariantRegressor
 from skonline.linear_model._scale_invariant_kernels import (
@@ -487,3 +489,83 @@ def test_full_variant_refuses_very_wide_input():
     X = sp.random(5, 10_000, density=0.001, format="csr", random_state=0)
     with pytest.raises(ValueError, match="limited to"):
         ScaleInvariantClassifier(variant="full").fit(X, [0, 1, 0, 1, 0])
+
+
+# --------------------------------------------------- defect 3: extreme sample weights
+@pytest.mark.parametrize("weight", [1e3, 1e6, 1e10, 1e150])
+@pytest.mark.parametrize("variant", ["coordinate", "full"])
+@pytest.mark.parametrize("cls", [ScaleInvariantClassifier, ScaleInvariantRegressor])
+def test_extreme_sample_weights_keep_weights_and_predictions_finite(cls, variant, weight):
+    # A weight c feeds clip(c g, -1, 1): however large, the potential sees at most unit
+    # gradients, so nothing overflows and no clipping of the exponent is needed.
+    X, y = _data(2, n_samples=300)
+    if cls is ScaleInvariantRegressor:
+        y = X @ np.linspace(-1.0, 1.0, X.shape[1])
+    sw = np.ones(300)
+    sw[::2] = weight
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow, no clipped exponent
+        est = cls(variant=variant).fit(X, y, sample_weight=sw)
+        scores = est.decision_function(X) if cls is ScaleInvariantClassifier else est.predict(X)
+    assert np.all(np.isfinite(est.coef_)) and np.all(np.isfinite(est.intercept_))
+    assert np.all(np.isfinite(scores)) and np.isfinite(est.cumulative_loss_)
+    assert np.abs(est.coef_).max() < 1e3  # the scale of unit weights (|coef| ~ 1 here)
+
+
+@pytest.mark.parametrize("variant", ["coordinate", "full"])
+@pytest.mark.parametrize(
+    ("cls", "loss"),
+    [(ScaleInvariantClassifier, "hinge"), (ScaleInvariantRegressor, "absolute_error")],
+)
+def test_weights_above_one_saturate_for_unit_slope_losses(cls, loss, variant):
+    # hinge and absolute error have |g| in {0, 1}: clip(c g, -1, 1) = g for every c >= 1,
+    # so such weights are exactly unit weights, while the weighted loss is still c * loss
+    X, y = _data(2, n_samples=300)
+    if cls is ScaleInvariantRegressor:
+        y = X @ np.linspace(-1.0, 1.0, X.shape[1])
+    rng = np.random.default_rng(14)
+    big = rng.choice([1.0, 3.0, 1e10], 300)
+    heavy = cls(variant=variant, loss=loss).fit(X, y, sample_weight=big)
+    unit = cls(variant=variant, loss=loss).fit(X, y)
+    assert np.array_equal(heavy.coef_, unit.coef_)
+    assert heavy.cumulative_loss_ > unit.cumulative_loss_
+
+
+# ------------------------------------------ defects 6 and 9: non-numeric targets
+@pytest.mark.parametrize("variant", ["coordinate", "full"])
+@pytest.mark.parametrize("call", ["partial_fit", "fit"])
+def test_non_numeric_targets_leave_the_regressor_unfitted(call, variant):
+    X, _ = _data(2, n_samples=5)
+    reg = ScaleInvariantRegressor(variant=variant)
+    with pytest.raises(ValueError, match="could not convert"):
+        getattr(reg, call)(X, np.array(["a"] * 5))
+    assert not hasattr(reg, "n_features_in_")
+    with pytest.raises(NotFittedError):
+        check_is_fitted(reg)
+
+
+def test_non_numeric_targets_mid_stream_leave_the_state_as_it_was():
+    X, y = _data(2, n_samples=40)
+    reg = ScaleInvariantRegressor().partial_fit(X[:20], y[:20])
+    before = pickle.dumps(reg)
+    with pytest.raises(ValueError, match="could not convert"):
+        reg.partial_fit(X[20:], np.array(["a"] * 20))
+    assert pickle.dumps(reg) == before
+
+
+@pytest.mark.parametrize("variant", ["coordinate", "full"])
+def test_string_targets_are_converted_and_checked_like_scikit_learn(variant):
+    X, _ = _data(2, n_samples=60)
+    y = X @ np.linspace(-1.0, 1.0, X.shape[1])
+    as_floats = ScaleInvariantRegressor(variant=variant).fit(X, y.astype(str).astype(float))
+    for y_str in (y.astype(str), y.astype(str).astype(object), y.astype(str).tolist()):
+        as_strings = ScaleInvariantRegressor(variant=variant).fit(X, y_str)
+        np.testing.assert_array_equal(as_strings.coef_, as_floats.coef_)
+    # strings that convert to NaN or infinity are rejected, as the numbers are
+    for bad in ("nan", "inf", "1e400"):
+        y_bad = y.astype(str)
+        y_bad[7] = bad
+        reg = ScaleInvariantRegressor(variant=variant)
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            reg.partial_fit(X, y_bad)
+        assert not hasattr(reg, "n_features_in_")

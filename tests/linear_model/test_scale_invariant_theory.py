@@ -16,6 +16,12 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 from skonline.linear_model import ScaleInvariantClassifier
+from skonline.linear_model._losses import (
+    CLASSIFICATION_LOSSES,
+    REGRESSION_LOSSES,
+    loss_and_derivative,
+    loss_and_derivatives,
+)
 from skonline.linear_model._scale_invariant_kernels import (
     MIN_POTENTIAL_WIDTH,
     REFRESH_EVERY,
@@ -37,10 +43,16 @@ def logistic(p, y):
 
 
 # --------------------------------------------------------- textbook versions
-def textbook_alg1(X, Y, alpha, per_feature=False, weights=None):
+def _weighted_gradient(g, weight, clip):
+    """A sample weight c feeds clip(c g, -1, 1) (``clip=False``: c g, for negative controls)."""
+    return min(max(g * weight, -1.0), 1.0) if clip else g * weight
+
+
+def textbook_alg1(X, Y, alpha, per_feature=False, weights=None, clip=True):
     """Algorithm 1 literally (eq. 5), logistic loss; returns the predictions.
 
-    ``weights`` (the spec's sample-weight decision) multiply ``g_t`` only.
+    ``weights`` multiply ``g_t`` (clipped to [-1, 1]); the feature statistics
+    are unweighted.
     """
     T, d = X.shape
     weights = np.ones(T) if weights is None else weights
@@ -59,12 +71,12 @@ def textbook_alg1(X, Y, alpha, per_feature=False, weights=None):
                 w[i] = eta * h[i] / s2[i]
         p = sum(w[i] * x[i] for i in range(d))
         preds[t - 1] = p
-        g = -Y[t - 1] * expit(-Y[t - 1] * p) * weights[t - 1]
+        g = _weighted_gradient(-Y[t - 1] * expit(-Y[t - 1] * p), weights[t - 1], clip)
         h -= g * x
     return preds
 
 
-def textbook_alg2(X, Y, alpha, weights=None):
+def textbook_alg2(X, Y, alpha, weights=None, clip=True):
     """Algorithm 2 literally (eq. 7) with ``pinv(S_t)`` recomputed every step."""
     T, d = X.shape
     weights = np.ones(T) if weights is None else weights
@@ -77,7 +89,7 @@ def textbook_alg2(X, Y, alpha, weights=None):
         w = math.exp((h @ Sp @ h - gamma) / (2 * alpha)) / alpha * (Sp @ h)
         p = w @ x
         preds[t] = p
-        g = -Y[t] * expit(-Y[t] * p) * weights[t]
+        g = _weighted_gradient(-Y[t] * expit(-Y[t] * p), weights[t], clip)
         h -= g * x
         gamma += g * g * (x @ Sp @ x)
     return preds
@@ -216,12 +228,15 @@ def test_coef_and_intercept_are_the_linearised_next_prediction_in_raw_units(vari
     np.testing.assert_allclose(est.intercept_[0], expected, rtol=1e-7)
 
 
+@pytest.mark.parametrize("high", [1.0, 5.0])
 @pytest.mark.parametrize("variant", ["coordinate", "full"])
-def test_sample_weight_multiplies_the_gradient_only(variant):
-    # spec §8.3: weight c > 0 multiplies g (and the row's loss), the feature
-    # statistics are unweighted; weight 0 skips the row (tested elsewhere)
+def test_sample_weight_feeds_the_clipped_weighted_gradient(variant, high):
+    # A weight c multiplies the row's loss; the learner is fed clip(c g, -1, 1), the
+    # derivative of the largest 1-Lipschitz convex function below c * loss (c g itself
+    # for c <= 1). The feature statistics are unweighted; weight 0 skips the row
+    # (tested elsewhere).
     X, Y = _stream(200, 4, 9, spread=1.0)
-    w = np.random.default_rng(9).uniform(0.1, 1.0, len(X))
+    w = np.random.default_rng(9).uniform(0.1, high, len(X))
     X_aug = np.hstack([X, np.ones((len(X), 1))])
     textbook = textbook_alg1 if variant == "coordinate" else textbook_alg2
     preds = textbook(X_aug, Y, 1.5, weights=w)
@@ -230,6 +245,9 @@ def test_sample_weight_multiplies_the_gradient_only(variant):
     np.testing.assert_allclose(est.cumulative_loss_, expected, rtol=1e-10)
     unweighted = float(np.logaddexp(0.0, -Y * textbook(X_aug, Y, 1.5)) @ w)
     assert abs(unweighted - expected) > 1e-6 * expected  # the weights changed the run
+    if high > 1.0:  # weights above 1 reach the clip: unclipped c g is another run
+        unclipped = textbook(X_aug, Y, 1.5, weights=w, clip=False)
+        assert abs(float(w @ np.logaddexp(0.0, -Y * unclipped)) - expected) > 1e-6 * expected
 
 
 # ------------------------------------------------------------- the losses
@@ -268,6 +286,25 @@ def test_loss_derivatives_are_lipschitz_normalised(loss, epsilon):
     # the subgradient at a kink is 0 (spec §11 #8)
     assert scalar_loss_and_gradient("hinge", 1.0, 1.0, 0.0) == (0.0, 0.0)
     assert scalar_loss_and_gradient("absolute_error", 2.0, 2.0, 0.0)[1] == 0.0
+
+
+@pytest.mark.parametrize(
+    "loss",
+    [*sorted(set(CLASSIFICATION_LOSSES) | set(REGRESSION_LOSSES))],
+)
+def test_vector_losses_are_the_scalar_table_entry_by_entry(loss):
+    # one loss table: the K-output form is the scalar form applied to each output
+    rng = np.random.default_rng(15)
+    classification = loss in CLASSIFICATION_LOSSES and loss != "squared_error"
+    for _ in range(100):
+        p = rng.normal(0.0, 3.0, 5)
+        y = rng.choice([-1.0, 1.0], 5) if classification else rng.normal(0.0, 3.0, 5)
+        p[0] = y[0] + 0.3 if not classification else 1.0 / y[0]  # a kink or the threshold
+        value, derivatives = loss_and_derivatives(loss, p, y, 0.3)
+        pairs = [loss_and_derivative(loss, pk, yk, 0.3) for pk, yk in zip(p, y, strict=True)]
+        # a few ulps: a sum of 5 non-negative terms (5 eps), expit against exp/(1 + exp)
+        np.testing.assert_allclose(value, sum(v for v, _ in pairs), rtol=1e-14)
+        np.testing.assert_allclose(derivatives, [d for _, d in pairs], rtol=1e-14, atol=0)
 
 
 def test_multinomial_gradient_is_softmax_minus_onehot():
