@@ -131,8 +131,9 @@ class _BaseScaleInvariant(OnlineEstimator):
         return np.hstack([X, np.ones((X.shape[0], 1))])
 
     # --------------------------------------------------------------- state
-    def _init_state(self, X, y, *, sample_weight, classes=None):
-        K = 1 if classes is None else self._n_outputs(classes)  # type: ignore[attr-defined]
+    def _init_state(self, X, y, **kwargs):
+        classes = kwargs.get("classes")  # the classifier's; None for the regressor
+        K = 1 if classes is None else self._n_outputs(classes)
         return init_state(
             _kind(self.variant, self.center),
             X.shape[1],
@@ -207,7 +208,7 @@ class _BaseScaleInvariant(OnlineEstimator):
         return tags
 
 
-_PARAMS_DOC = """\
+_VARIANT_DOC = """\
     variant : {"coordinate", "full"}, default="coordinate"
         ``"coordinate"``: Algorithm 1, invariant to per-feature rescaling
         ``x_i → a_i x_i`` (any ``a_i ≠ 0``), ``O(nnz)`` time per row on CSR
@@ -216,7 +217,9 @@ _PARAMS_DOC = """\
         invertible affine map with ``fit_intercept=True``: standardisation,
         whitening, change of units or origin), ``O(n_features²)`` time and
         memory per row.
+"""
 
+_WIDTH_DOC = """\
     potential_width : float, default=1.5
         Kotłowski's ``α``, the width of the exponential potential
         ``exp(h²/(2α s²))`` (not a regularisation strength). The coordinate
@@ -240,7 +243,9 @@ _PARAMS_DOC = """\
 
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+"""
 
+_COUNTER_DOC = """\
     time_counter : {"global", "per_feature"}, default="global"
         Coordinate variant: ``t`` in the ``1/(α t d)`` of eq. 5 counts every
         row (the paper) or, ``"per_feature"`` (extension), the rows in which
@@ -348,16 +353,18 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
 
     Parameters
     ----------
+{_VARIANT_DOC}
     loss : {{"log_loss", "hinge"}}, default="log_loss"
         The loss of the online predictions; both are 1-Lipschitz, as the
         theory needs.
 
-{_PARAMS_DOC}
+{_WIDTH_DOC}
     multi_class : {{"ovr", "multinomial"}}, default="ovr"
         One-vs-rest binary problems sharing the feature statistics, or
         (extension, ``loss="log_loss"`` only) the softmax loss with
         ``g_k = p_k − 1[y = k]``; the regret bound then holds per output.
 
+{_COUNTER_DOC}
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -526,6 +533,7 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
 
     Parameters
     ----------
+{_VARIANT_DOC}
     loss : {{"absolute_error", "epsilon_insensitive", "huber"}}, default="absolute_error"
         The loss of the online predictions.
 
@@ -537,7 +545,8 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
     center_target : bool, default=False
         Extension: predict ``mean(y_<t) + xᵀw`` and learn on the residual.
 
-{_PARAMS_DOC}
+{_WIDTH_DOC}
+{_COUNTER_DOC}
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
