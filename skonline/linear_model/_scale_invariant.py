@@ -299,9 +299,9 @@ _NOTES_DOC = """\
     1-Lipschitz loss, so the learner is fed ``clip(c · g, −1, 1)``, the
     derivative of the largest convex 1-Lipschitz function below ``c · ℓ``:
     weights in ``[0, 1]`` keep the guarantee for ``c · ℓ`` itself, a larger
-    weight pulls harder only where ``|c · g| < 1``, and any weight, however
-    large, leaves the weights as finite as unit weights do. A weight of 0
-    skips the row.
+    weight pulls harder up to a unit gradient (for the hinge and absolute
+    losses, exactly as a weight of 1), and any weight, however large, leaves
+    the weights as finite as unit weights do. A weight of 0 skips the row.
 
     The full variant divides each feature by a power of two fixed at its
     first non-zero value (exact, invisible in the predictions) so that the

@@ -17,8 +17,8 @@ Sample weights. A weight ``c`` multiplies the row's loss. The theory needs
 a 1-Lipschitz loss, so the learner is fed ``clip(c · g, −1, 1)``: the
 derivative of the largest convex 1-Lipschitz function below ``c · ℓ`` (the
 infimal convolution of ``c · ℓ`` with ``|·|``). For ``c ≤ 1`` this is
-``c · g`` itself; a larger weight pulls harder only where ``|c · g| < 1``,
-and no weight can push the potential beyond what unit gradients can.
+``c · g`` itself; a larger weight pulls harder up to a unit gradient, and no
+weight can push the potential beyond what unit gradients can.
 
 Corrected errata (checked numerically): Algorithm 2's potential is
 ``exp((hᵀS⁺h − Γ_t)/(2α))`` (Γ inside the ``1/(2α)``), Lemma 4.3 sums to
