@@ -207,6 +207,14 @@ def init_state(kind, n_features, n_outputs, *, fit_intercept=True, per_feature=F
     )
 
 
+def _with_copies(state, *names):
+    """A new state whose named arrays are copies: the pass writes only into those."""
+    arrays = {name: getattr(state, name) for name in names}
+    return dataclasses.replace(
+        state, **{name: None if a is None else a.copy() for name, a in arrays.items()}
+    )
+
+
 # ------------------------------------------------------------------ losses
 def loss_and_gradient(loss, p, y, epsilon):
     """Summed loss and normalised derivatives ``g = (∂ℓ/∂ŷ) / L`` of the ``K`` outputs of a row.
@@ -322,12 +330,7 @@ def coordinate_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_t
     predictions : ndarray of shape (n, K)
         ``ŷ_t`` of every row, made before its update (without the target mean).
     """
-    state = dataclasses.replace(
-        state,
-        s2=state.s2.copy(),
-        H=state.H.copy(),
-        n_nonzero=None if state.n_nonzero is None else state.n_nonzero.copy(),
-    )
+    state = _with_copies(state, "s2", "H", "n_nonzero")
     s2, H = state.s2, state.H
     n_nonzero = state.n_nonzero
     d = s2.shape[0]
@@ -467,14 +470,7 @@ def coordinate_centered_pass(
     :func:`coordinate_pass`, with ``fit_intercept`` for the constant
     coordinate.
     """
-    state = dataclasses.replace(
-        state,
-        mean=state.mean.copy(),
-        m2=state.m2.copy(),
-        s2=state.s2.copy(),
-        H=state.H.copy(),
-        G=state.G.copy(),
-    )
+    state = _with_copies(state, "mean", "m2", "s2", "H", "G")
     mean, m2, sq = state.mean, state.m2, state.s2
     H, G = state.H, state.G
     t = state.n_samples_seen
@@ -599,15 +595,7 @@ def full_pass(state, X, T, sw, *, potential_width, loss, epsilon, rank_tol, cent
         When rounding has made ``S⁺`` indefinite (``S`` too ill-conditioned
         for float64); ``state`` is untouched.
     """
-    state = dataclasses.replace(
-        state,
-        Sp=state.Sp.copy(),
-        P=None if state.P is None else state.P.copy(),
-        scale=state.scale.copy(),
-        H=state.H.copy(),
-        gamma=state.gamma.copy(),
-        q=state.q.copy(),
-    )
+    state = _with_copies(state, "Sp", "P", "scale", "H", "gamma", "q")
     Sp, P, H = state.Sp, state.P, state.H
     gamma, q = state.gamma, state.q
     t, rank = state.n_samples_seen, state.rank

@@ -117,19 +117,11 @@ def _run(kind, X, Y, alpha=1.5, loss="log_loss", **kwargs):
         kind, d, 1, fit_intercept=False, per_feature=kwargs.pop("per_feature", False)
     )
     if kind == "coordinate":
-        X = sp.csr_matrix(X)
-        return coordinate_pass(
-            state,
-            X,
-            Y.reshape(-1, 1),
-            np.ones(n),
-            potential_width=alpha,
-            loss=loss,
-            epsilon=0.0,
-            **kwargs,
-        )
-    kwargs.setdefault("rank_tol", 1e-10)
-    return full_pass(
+        X, kernel = sp.csr_matrix(X), coordinate_pass
+    else:
+        kwargs.setdefault("rank_tol", 1e-10)
+        kernel = full_pass
+    return kernel(
         state,
         X,
         Y.reshape(-1, 1),
