@@ -199,7 +199,7 @@ class _BaseScaleInvariant(OnlineEstimator):
 
     @property
     def cumulative_loss_(self):
-        """float: sum of the weighted losses of the predictions made before each update."""
+        """Sum of the weighted losses of the predictions made before each update."""
         return float(self._fitted_state().cumulative_loss)
 
     def __sklearn_tags__(self):
@@ -543,7 +543,8 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
         ``epsilon > 0``), in target units.
 
     center_target : bool, default=False
-        Extension: predict ``mean(y_<t) + xᵀw`` and learn on the residual.
+        Extension: predict the running mean of the targets plus ``xᵀw``
+        (``mean(y_<t) + xᵀw``) and learn on the residual.
 
 {_WIDTH_DOC}
 {_COUNTER_DOC}
