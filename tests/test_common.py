@@ -88,6 +88,16 @@ EXPECTED_FAILED_CHECKS: dict = {
         "ScaleInvariantRegressor",
     )
 }
+_SCALE_INVARIANT_WEIGHTS = (
+    "an online pass is order dependent: a row of weight 2 is one update with the gradient "
+    "clip(2 g, -1, 1) (the theory needs a 1-Lipschitz loss), while a repeated row is two "
+    "updates in sequence that also move the feature statistics twice (scikit-learn marks "
+    "SGDClassifier/SGDRegressor the same way)"
+)
+for name in ("ScaleInvariantClassifier", "ScaleInvariantRegressor"):
+    EXPECTED_FAILED_CHECKS[name] = dict.fromkeys(
+        EXPECTED_FAILED_CHECKS[name], _SCALE_INVARIANT_WEIGHTS
+    )
 
 
 def test_public_estimators_are_discovered():
