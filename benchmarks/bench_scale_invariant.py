@@ -13,8 +13,8 @@ it is learned), then the accuracy of the final model on the other 30 %. Each
 data set is also streamed with its columns multiplied by ``10^U(−k, k)``
 (one fixed draw per ``k``) to show which learners care about feature scales.
 
-1. Classification (breast_cancer, wine, digits, and a synthetic stream, §9 of
-   the spec: ``x ~ N(0, Toeplitz(0.5))``, 20 features, logistic labels):
+1. Classification (breast_cancer, wine, digits, and a synthetic stream:
+   ``x ~ N(0, Toeplitz(0.5))``, 20 features, logistic labels):
    ``ScaleInvariantClassifier`` (coordinate, coordinate with ``center=True``,
    full) against ``SGDClassifier(loss="log_loss")`` raw, behind an online
    ``StandardScaler`` (``partial_fit`` on the rows seen before each
@@ -66,7 +66,12 @@ except ImportError:  # optional peer
 TARGET_SGD_FRACTION = 0.5
 ADAGRAD_GRID = (0.01, 0.1, 1.0, 10.0)
 SGD_BATCH = 10
-MEASURED_MODULES = ("skonline.linear_model._scale_invariant", "skonline.utils._rank_one")
+MEASURED_MODULES = (
+    "skonline.linear_model._scale_invariant",
+    "skonline.linear_model._scale_invariant_kernels",
+    "skonline.linear_model._losses",
+    "skonline.utils._rank_one",
+)
 
 
 @dataclass
