@@ -28,6 +28,7 @@ SHARED = {
     "n_components": ("dimension", "components", "directions", "kept"),
     "sketch_size": ("sketch",),
     "sketch": ("curvature",),
+    "curvature": ("second derivative", "accumulates"),
     "learning_rate": ("learning rate", "η", "eta"),
     "fixed_share": ("fixed-share", "fixed share"),
     "loss": ("loss",),
@@ -63,7 +64,7 @@ SHARED = {
 }
 
 #: Names that meant several things before 0.1.0 and are gone for good.
-RETIRED_PARAMETERS = {"alpha", "eta", "eta0", "beta", "loss_budget", "theory"}
+RETIRED_PARAMETERS = {"alpha", "eta", "eta0", "loss_budget", "theory"}
 RETIRED_ATTRIBUTES = {
     "n_steps_",
     "t_",

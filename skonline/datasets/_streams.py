@@ -109,6 +109,11 @@ def make_drifting_stream(
 def rescale_columns(X, *, log10_range=4.0, random_state=None):
     """The same data in other units: column ``j`` times ``10^U[−r, r]``.
 
+    A learner that needs no scaler gives the same predictions on the
+    rescaled data; one that does (SGD without a ``StandardScaler``) does
+    not. The scoreboard of the user guide runs every dataset raw and
+    rescaled.
+
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)

@@ -205,17 +205,17 @@ class _BaseOnlinePCA(
     # ----------------------------------------------------- fitted quantities
     @property
     def n_components_(self):
-        """int: ``k``, the dimension kept (fixed at the first call)."""
+        """``k``, the dimension kept (fixed at the first call)."""
         return int(self._fitted_state().frozen["n_components"])
 
     @property
     def learning_rate_(self):
-        """float: the learning rate of the last pass (``"auto"`` resolved)."""
+        """The learning rate of the last pass (``"auto"`` resolved)."""
         return float(self._fitted_state().learning_rate)
 
     @property
     def max_row_norm_seen_(self):
-        """float: the largest raw row norm seen (before ``row_norm``)."""
+        """The largest raw row norm seen (before ``row_norm``)."""
         return float(self._fitted_state().max_row_norm)
 
     def _full_log_w(self):
@@ -229,17 +229,17 @@ class _BaseOnlinePCA(
 
     @property
     def density_eigenvalues_(self):
-        """ndarray of shape (n_features,): eigenvalues of ``W``, ascending."""
+        """Eigenvalues of ``W``, ascending."""
         return np.exp(self._full_log_w()[self._ascending()])
 
     @property
     def density_log_eigenvalues_(self):
-        """ndarray of shape (n_features,): their logarithms (no underflow), ascending."""
+        """Their logarithms (no underflow), ascending."""
         return self._full_log_w()[self._ascending()].copy()
 
     @property
     def density_eigenvectors_(self):
-        """ndarray of shape (n_features, n_features): matching eigenvectors (columns).
+        """Matching eigenvectors (columns).
 
         Sign-fixed: the largest-magnitude entry of each column is positive.
         """
@@ -247,19 +247,19 @@ class _BaseOnlinePCA(
 
     @property
     def density_matrix_(self):
-        """ndarray of shape (n_features, n_features): ``W`` formed densely on demand."""
+        """``W`` formed densely on demand."""
         order = np.arange(self._full_log_w().shape[0])
         return dense_from_eigen(self._columns(order), np.exp(self._full_log_w()))
 
     @property
     def expected_projection_(self):
-        """ndarray of shape (n_features, n_features): ``E[P] = I - (n-k) W``."""
+        """``E[P] = I - (n-k) W``."""
         W = self.density_matrix_
         return np.eye(W.shape[0]) - (W.shape[0] - self.n_components_) * W
 
     @property
     def average_density_(self):
-        """ndarray of shape (n_features, n_features): ``(1/T) sum_{t<T} W^t``.
+        """``(1/T) sum_{t<T} W^t``.
 
         The online-to-batch average of the density matrices used on the rows
         seen; kept with ``transform_mode="average"`` (from the first call).
@@ -281,7 +281,7 @@ class _BaseOnlinePCA(
 
     @property
     def components_(self):
-        """ndarray of shape (n_components, n_features): the kept directions.
+        """The kept directions.
 
         The eigenvectors of ``W`` with the ``k`` **smallest** eigenvalues
         (``W`` weights the directions to discard), ascending, sign-fixed;
@@ -364,7 +364,7 @@ class _BaseOnlinePCA(
         return out
 
     def transform(self, X):
-        """Coordinates in the kept subspace: ``(X - mean_) @ components_.T``.
+        """Project the rows on the kept subspace: ``(X - mean_) @ components_.T``.
 
         Raw rows (no ``row_norm``), so the map is affine. With
         ``transform_mode="sample"`` one projection is drawn per call
@@ -523,8 +523,8 @@ default="deterministic"
         of rotations. Fixed at the first call.
 
     random_state : int, RandomState instance, Generator or None, default=None
-        Used only to sample projections; the learned density matrix does not
-        depend on it.
+        Seed of the random generator used only to sample projections; the
+        learned density matrix does not depend on it.
 """
 
 _SHARED_ATTRS = """\
@@ -727,7 +727,7 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
 
     @property
     def fixed_share_(self):
-        """float: the fixed-share rate of the last pass (``"auto"`` resolved)."""
+        """The fixed-share rate of the last pass (``"auto"`` resolved)."""
         return float(self._fitted_state().fixed_share)
 
 
@@ -977,12 +977,12 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
 
     @property
     def mean_(self):
-        """ndarray of shape (n_features,): the learned mean ``m^t`` (zeros when uncentered)."""
+        """The learned mean ``m^t`` (zeros when uncentered)."""
         return self._fitted_state().mean.copy()
 
     @property
     def cumulative_realized_loss_(self):
-        """float: total loss of the sampled projections (``record_realized_loss``)."""
+        """Total loss of the sampled projections (``record_realized_loss``)."""
         state = self._fitted_state()
         if state.rng is None:
             raise AttributeError(
@@ -992,7 +992,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
 
     @property
     def realized_loss_history_(self):
-        """ndarray of shape (n_samples_seen_,): per-row losses of the sampled projections."""
+        """Per-row losses of the sampled projections."""
         history = self._fitted_state().realized_loss_history
         if history is None:
             raise AttributeError(

@@ -109,7 +109,7 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
         first call.
 
     random_state : int, RandomState instance, Generator or None, default=None
-        Only for :meth:`sample_subset`.
+        Seed of the random generator of :meth:`sample_subset` (the only use).
 
     Attributes
     ----------
@@ -256,18 +256,18 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
 
     @property
     def weights_(self):
-        """ndarray of shape (n_experts,): the capped weights ``w``."""
+        """The capped weights ``w``."""
         return np.exp(self._fitted_state().log_w)
 
     @property
     def kept_(self):
-        """ndarray of int: the ``k`` experts with the smallest weights, by index."""
+        """The ``k`` experts with the smallest weights, by index."""
         k = self._fitted_state().frozen["n_kept"]
         return np.sort(self._order()[:k])
 
     @property
     def discarded_(self):
-        """ndarray of int: the ``n - k`` loss-paying experts, by index."""
+        """The ``n - k`` loss-paying experts, by index."""
         k = self._fitted_state().frozen["n_kept"]
         return np.sort(self._order()[k:])
 

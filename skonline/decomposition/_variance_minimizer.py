@@ -240,8 +240,9 @@ class OnlineVarianceMinimizer(
         calls applies from the next step.
 
     loss_bound : float, default=None
-        ``L`` for the ``"auto"`` learning rate (sphere: switches Theorem 5
-        to Theorem 4; simplex: ``None`` means ``T``).
+        ``L``, an upper bound on the best comparator's loss, for the
+        ``"auto"`` learning rate (sphere: switches Theorem 5 to Theorem 4;
+        simplex: ``None`` means ``T``).
 
     row_norm : {"none", "clip", "error"}, default="none"
         For :meth:`partial_fit`'s rows (``C_t = x xᵀ ⪯ I`` needs
@@ -258,7 +259,7 @@ class OnlineVarianceMinimizer(
         first call.
 
     random_state : int, RandomState instance, Generator or None, default=None
-        Only for :meth:`sample_direction`.
+        Seed of the random generator of :meth:`sample_direction` (the only use).
 
     Attributes
     ----------
@@ -515,29 +516,29 @@ class OnlineVarianceMinimizer(
 
     @property
     def learning_rate_(self):
-        """float: the learning rate of the last step (``"auto"`` resolved)."""
+        """The learning rate of the last step (``"auto"`` resolved)."""
         return float(self._fitted_state().learning_rate)
 
     @property
     def fixed_share_(self):
-        """float: the fixed-share rate of the last step (``"auto"`` resolved)."""
+        """The fixed-share rate of the last step (``"auto"`` resolved)."""
         return float(self._fitted_state().fixed_share)
 
     @property
     def density_eigenvalues_(self):
-        """ndarray of shape (n_features,): eigenvalues of ``Y`` (sphere), ascending."""
+        """Eigenvalues of ``Y`` (sphere), ascending."""
         state = self._sphere_state("density_eigenvalues_")
         return np.exp(state.log_w[self._order()])
 
     @property
     def density_eigenvectors_(self):
-        """ndarray of shape (n_features, n_features): matching eigenvectors (sphere)."""
+        """Matching eigenvectors (sphere)."""
         state = self._sphere_state("density_eigenvectors_")
         return sign_fixed(state.U[:, self._order()])
 
     @property
     def weights_(self):
-        """ndarray of shape (n_features,): ``y`` (simplex) or the eigenvalues of ``Y`` (sphere)."""
+        """``y`` (simplex) or the eigenvalues of ``Y`` (sphere)."""
         state = self._fitted_state()
         if state.U is None:
             return np.exp(state.log_w - logsumexp(state.log_w))
@@ -545,7 +546,7 @@ class OnlineVarianceMinimizer(
 
     @property
     def direction_(self):
-        """ndarray of shape (n_features,): the deterministic choice ``y``.
+        """The deterministic choice ``y``.
 
         Sphere: the eigenvector of ``Y`` with the largest eigenvalue; simplex:
         the weights.

@@ -70,6 +70,15 @@ def reconstruction_error(estimator, X, y=None):
     -------
     error : float
         The mean squared reconstruction error (0 for a perfect reconstruction).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.decomposition import PCA
+    >>> from skonline.evaluation import reconstruction_error
+    >>> X = np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.1]])
+    >>> round(reconstruction_error(PCA(n_components=1).fit(X), X), 6)
+    0.000264
     """
     dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     if hasattr(estimator, "inverse_transform"):
@@ -192,10 +201,24 @@ class PrefixBaseline:
     row by the mean row seen so far. :func:`prequential_score` runs it beside
     the estimator with ``baseline=True``.
 
+    Read more in the :ref:`User Guide <prequential>`.
+
     Parameters
     ----------
     kind : {"classifier", "regressor", "transformer"}
         What to mimic.
+
+    See Also
+    --------
+    prequential_score : Runs it with ``baseline=True``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skonline.evaluation import PrefixBaseline
+    >>> base = PrefixBaseline("regressor").partial_fit(np.zeros((3, 1)), [1.0, 2.0, 6.0])
+    >>> base.predict(np.zeros((2, 1))).tolist()
+    [3.0, 3.0]
     """
 
     def __init__(self, kind):
@@ -455,7 +478,7 @@ def prequential_score(
         Targets, with an array ``X`` (``None`` for transformers, or when
         ``X`` yields pairs).
     scoring : str, callable, list, tuple or dict, default=None
-        scikit-learn scorer names or callables ``scorer(estimator, X, y)``
+        Scikit-learn scorer names or callables ``scorer(estimator, X, y)``
         (greater is better), or a dict ``{name: scorer}``. ``None``:
         ``"accuracy"`` for classifiers, ``"neg_mean_absolute_error"`` for
         regressors, ``"neg_reconstruction_error"`` (the negative of

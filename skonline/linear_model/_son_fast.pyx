@@ -600,8 +600,8 @@ def son_pass_fast(
     double[:, ::1] U,
     X,
     double intercept,
-    double[:, ::1] T,
-    double[::1] sw,
+    const double[:, ::1] T,
+    const double[::1] sw,
     long t,
     double total_loss,
     int loss,
@@ -631,9 +631,9 @@ def son_pass_fast(
     which a factorisation failed (1-based).
     """
     cdef bint sparse = not isinstance(X, np.ndarray)
-    cdef double[:, ::1] Xd
-    cdef double[::1] data
-    cdef int[::1] indices, indptr
+    cdef const double[:, ::1] Xd
+    cdef const double[::1] data
+    cdef const int[::1] indices, indptr
     if sparse:
         data = X.data
         indices = X.indices.astype(np.intc, copy=False)

@@ -116,7 +116,7 @@ class CurveState(OnlineState):
 
     @property
     def n_segments(self):
-        """int: segments of the current curve (0 before it exists)."""
+        """Segments of the current curve (0 before it exists)."""
         return 0 if self.vertices is None else self.vertices.shape[0] - 1
 
 
@@ -738,42 +738,42 @@ class SequentialPrincipalCurve(
     # ------------------------------------------------------ fitted attributes
     @property
     def vertices_(self):
-        """ndarray of shape (n_segments_ + 1, n_features_in_): the curve's vertices (a copy)."""
+        """The curve's vertices (a copy)."""
         return self._fitted_state().vertices.copy()
 
     @property
     def n_segments_(self):
-        """int: number of segments of the curve."""
+        """Number of segments of the curve."""
         return int(self._fitted_state().n_segments)
 
     @property
     def arc_lengths_(self):
-        """ndarray of shape (n_segments_ + 1,): arc length at each vertex."""
+        """Arc length at each vertex."""
         return arc_lengths(self._fitted_state().vertices)
 
     @property
     def segment_lengths_(self):
-        """ndarray of shape (n_segments_,): length of each segment."""
+        """Length of each segment."""
         return np.diff(self.arc_lengths_)
 
     @property
     def length_(self):
-        """float: length of the curve."""
+        """Length of the curve."""
         return float(self.arc_lengths_[-1])
 
     @property
     def lattice_spacing_(self):
-        """float: the lattice step ``δ`` of the curve."""
+        """The lattice step ``δ`` of the curve."""
         return float(self._fitted_state().lattice_spacing)
 
     @property
     def radius_(self):
-        """float: current radius ``R_t`` of the lattice ball ``B(0, sqrt(d) R_t)``."""
+        """Current radius ``R_t`` of the lattice ball ``B(0, sqrt(d) R_t)``."""
         return float(_radius(self._fitted_state(), self._params()))
 
     @property
     def c0_(self):
-        """float: current loss bound ``d (2 R_t + δ)²``."""
+        """Current loss bound ``d (2 R_t + δ)²``."""
         return float(_loss_bound(self._fitted_state(), self._params()))
 
     @property
@@ -786,7 +786,7 @@ class SequentialPrincipalCurve(
         return X, self._fitted_state().vertices
 
     def transform(self, X):
-        """Arc length of the projection of each row on the curve.
+        """Map each row to the arc length of its projection on the curve.
 
         Measured from ``vertices_[0]``, in ``[0, length_]``; among equally near
         points of the curve the largest arc length is taken (Hastie–Stuetzle's
@@ -808,7 +808,7 @@ class SequentialPrincipalCurve(
         return s[:, None].astype(X.dtype, copy=False)
 
     def inverse_transform(self, X):
-        """Points of the curve at the given arc lengths (clipped to ``[0, length_]``).
+        """Map arc lengths back to points of the curve (clipped to ``[0, length_]``).
 
         Parameters
         ----------
@@ -830,7 +830,7 @@ class SequentialPrincipalCurve(
         return out.astype(S.dtype, copy=False)
 
     def project(self, X):
-        """Projections of the rows of ``X`` on the curve.
+        """Project the rows of ``X`` on the curve.
 
         Parameters
         ----------

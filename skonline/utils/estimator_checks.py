@@ -635,18 +635,8 @@ _ALL_CHECKS = (
 )
 
 
-_CONTRACT_CHECKS = (  # TRANSITION
-    check_failed_update_keeps_state,
-    check_pass_leaves_committed_state,
-    check_frozen_params,
-    check_set_params_all_or_none,
-)
-
-
 def _not_applicable(check, estimator):
     """Why ``check`` does not apply to ``estimator`` (``None`` when it does)."""
-    if not hasattr(estimator, "_frozen_params") and check in _CONTRACT_CHECKS:  # TRANSITION
-        return "TRANSITION: not yet on the state contract"
     if check is check_constant_memory and not getattr(estimator, "_constant_memory", False):
         return "the state grows with the stream by design (a history or every past row)"
     if check is check_set_output_pandas:
