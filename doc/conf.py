@@ -30,6 +30,8 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax ships with the build (no CDN): the math renders offline.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
@@ -62,6 +64,8 @@ sphinx_gallery_conf = {
     "backreferences_dir": "generated/backreferences",
     "image_scrapers": ("matplotlib",),
     "remove_config_comments": True,
+    # the computation-times pages load jQuery and DataTables from CDNs: none offline
+    "write_computation_times": False,
 }
 
 # -- Docstring clean-up ------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numbers
 import sys
 import time
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -226,9 +227,9 @@ class PrefixBaseline:
             raise ValueError(f"kind must be classifier, regressor or transformer; got {kind!r}.")
         self.kind = kind
         self._n = 0
-        self._sum = None
-        self._counts = None
-        self.classes_ = None
+        self._sum: Any = None
+        self._counts: Any = None
+        self.classes_: Any = None
 
     def __sklearn_tags__(self):
         from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
@@ -388,12 +389,11 @@ class _Track:
     def __init__(self, model, scorers, comparator):
         self.model = model
         self.scorers = scorers
-        self.outputs = {name: {} for name in scorers}
-        self.batch = {name: [] for name in scorers}
-        self.cumulative = {name: [] for name in scorers}
+        self.outputs: dict[str, dict[str, list]] = {name: {} for name in scorers}
+        self.batch: dict[str, list[float]] = {name: [] for name in scorers}
+        self.cumulative: dict[str, list[float]] = {name: [] for name in scorers}
         self.weighted = dict.fromkeys(scorers, 0.0)
         self.scored_rows = 0
-        self.losses = [] if comparator else None
 
     def score(self, Xb, yb, n):
         for name, (scorer, row_mean) in self.scorers.items():
@@ -546,8 +546,9 @@ def prequential_score(
     """
     if not hasattr(estimator, "partial_fit"):
         raise TypeError(f"{type(estimator).__name__} has no partial_fit: it cannot learn online.")
-    if not (isinstance(batch_size, numbers.Integral) and batch_size >= 1):
+    if not (isinstance(batch_size, numbers.Integral) and int(batch_size) >= 1):
         raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}.")
+    batch_size = int(batch_size)
     if comparator not in (None, "best_fixed_projection"):
         raise ValueError(f"comparator must be None or 'best_fixed_projection'; got {comparator!r}.")
     model = clone(estimator)
@@ -557,7 +558,7 @@ def prequential_score(
         if y is None:
             raise ValueError("classes must be given for a classifier fed (X, y) batches.")
         classes = np.unique(column_or_1d(y))
-    n_components = None
+    n_components: Any = None
     if comparator is not None:
         n_components = getattr(model, "n_components", None)
         if not isinstance(n_components, numbers.Integral):
@@ -569,7 +570,7 @@ def prequential_score(
     tracks = [_Track(model, scorers, comparator)]
     if baseline:
         tracks.append(_Track(PrefixBaseline(_baseline_kind(model)), scorers, None))
-    n_batches = None
+    n_batches: int | None = None
     if _is_array_like(X):
         n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
         n_batches = -(-n_rows // batch_size)
