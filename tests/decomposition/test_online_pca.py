@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
+from skonline.datasets import make_switching_subspaces
 from skonline.decomposition import (
     AdaptiveOnlinePCA,
     AdaptiveSubsetHedge,
@@ -18,21 +19,8 @@ from skonline.utils._capping import cap
 # ------------------------------------------------------------------ streams
 def switching_stream(seed, n=20, k=2, seg=200, n_seg=3):
     """Yuan & Lamperski §6.1: rank-k Gaussians on random subspaces, rows clipped to norm 1."""
-    rng = np.random.default_rng(seed)
-    parts = []
-    for _ in range(n_seg):
-        Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
-        e = (rng.uniform(size=n) + 1) / 2
-        keep = np.zeros(n)
-        idx = rng.permutation(n)[:k]
-        keep[idx] = e[idx]
-        cov = (Q * keep) @ Q.T
-        cov = (cov + cov.T) / 2
-        X = rng.multivariate_normal(np.zeros(n), cov, size=seg, method="eigh")
-        norms = np.linalg.norm(X, axis=1)
-        X[norms > 1] /= norms[norms > 1, None]
-        parts.append(X)
-    return np.vstack(parts)
+    X, _, _ = make_switching_subspaces(n_seg, seg, n, k, random_state=seed)
+    return X
 
 
 def ball_stream(seed, n=8, T=300, radius=1.0):
