@@ -18,11 +18,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from ..base import MAX_ABS_VALUE, OnlineEstimator, OnlineState, check_finite_magnitude
+from ..base import (
+    MAX_ABS_VALUE,
+    OnlineEstimator,
+    OnlineLossMixin,
+    OnlineState,
+    check_finite_magnitude,
+)
 from ..utils._sklearn_compat import _check_sample_weight, _fit_context
 
 __all__ = [
@@ -30,6 +37,7 @@ __all__ = [
     "OnlineLinearClassifierMixin",
     "OnlineLinearRegressorMixin",
     "labels_from_scores",
+    "probabilities_from_scores",
 ]
 
 
@@ -64,6 +72,23 @@ def labels_from_scores(classes, scores, *, zero_is_positive):
     return classes[np.argmax(scores, axis=1)]
 
 
+def probabilities_from_scores(scores, *, multinomial=False):
+    """Class probabilities from decision scores of shape (n, K).
+
+    Binary (``K == 1``): ``[1 − σ(f), σ(f)]``; ``multinomial``:
+    ``softmax(f)``; one-vs-rest: ``σ(f_k)`` normalised to sum to one.
+    """
+    if scores.shape[1] == 1:
+        prob = expit(scores)
+        return np.hstack([1.0 - prob, prob])
+    if multinomial:
+        z = scores - scores.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+    prob = expit(scores)
+    return prob / prob.sum(axis=1, keepdims=True)
+
+
 def _validate_sample_weight(X, sample_weight):
     """Non-negative, finite, not all zero and not too large to square."""
     if sample_weight is None:
@@ -75,7 +100,7 @@ def _validate_sample_weight(X, sample_weight):
     return sw
 
 
-class _OnlineLinearBase(OnlineEstimator):
+class _OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
     """The part shared by classifiers and regressors (see the module docstring).
 
     A family's engine class comes before the mixins in the bases of an

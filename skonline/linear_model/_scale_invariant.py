@@ -17,14 +17,17 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
 from ..base import OnlineEstimator
 from ..utils._rows import canonical_csr
 from ..utils._sklearn_compat import Interval, StrOptions
-from ._linear import OnlineLinearClassifierMixin, OnlineLinearRegressorMixin
+from ._linear import (
+    OnlineLinearClassifierMixin,
+    OnlineLinearRegressorMixin,
+    probabilities_from_scores,
+)
 from ._scale_invariant_kernels import (
     MAX_EXPONENT,
     MIN_POTENTIAL_WIDTH,
@@ -196,11 +199,6 @@ class _BaseScaleInvariant(OnlineEstimator):
 
     def _linear_readout(self, state):
         return state.coef, state.intercept
-
-    @property
-    def cumulative_loss_(self):
-        """Sum of the weighted losses of the predictions made before each update."""
-        return float(self._fitted_state().cumulative_loss)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -484,15 +482,7 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
             Probability of each class, in the order of ``classes_``.
         """
         scores = self._raw_decision(X)
-        if scores.shape[1] == 1:
-            prob = expit(scores)
-            return np.hstack([1.0 - prob, prob])
-        if self._multinomial(self._state):
-            z = scores - scores.max(axis=1, keepdims=True)
-            e = np.exp(z)
-            return e / e.sum(axis=1, keepdims=True)
-        prob = expit(scores)
-        return prob / prob.sum(axis=1, keepdims=True)
+        return probabilities_from_scores(scores, multinomial=self._multinomial(self._state))
 
     @available_if(_has_proba)
     def predict_log_proba(self, X):

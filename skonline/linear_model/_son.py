@@ -18,14 +18,18 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
 from ..base import OnlineEstimator
 from ..utils._sketch import single_blas_thread
 from ..utils._sklearn_compat import Interval, StrOptions
-from ._linear import LinearState, OnlineLinearClassifierMixin, OnlineLinearRegressorMixin
+from ._linear import (
+    LinearState,
+    OnlineLinearClassifierMixin,
+    OnlineLinearRegressorMixin,
+    probabilities_from_scores,
+)
 from ._son_kernels import CurvatureState, auto_mu, new_curvature, son_pass
 
 __all__ = ["RFDSONClassifier", "RFDSONRegressor"]
@@ -173,11 +177,6 @@ class _BaseSON(OnlineEstimator):
     def n_compactions_(self):
         """Compactions of each model's sketch: an array of shape (n_models,)."""
         return self._fitted_state().curvature.n_compactions.astype(np.int64)
-
-    @property
-    def cumulative_loss_(self):
-        """Sum of the (weighted) losses of the predictions made before each update."""
-        return float(self._fitted_state().cumulative_loss)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -439,10 +438,7 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
         scores = self._raw_decision(X)
         if self.bound is not None:
             scores = np.clip(scores, -self.bound, self.bound)
-        prob = expit(scores)
-        if prob.shape[1] == 1:
-            return np.hstack([1.0 - prob, prob])
-        return prob / prob.sum(axis=1, keepdims=True)
+        return probabilities_from_scores(scores)
 
     @available_if(_is_logistic)
     def predict_log_proba(self, X):
