@@ -40,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils import gen_batches
 
 from .utils._sklearn_compat import check_is_fitted, validate_data
 
@@ -346,8 +348,41 @@ class OnlineEstimator(BaseEstimator):
             self._reset()
             X, y, kwargs = self._validate_batch(X, y, True, **fit_params)
             state = self._new_state(X, y, **kwargs)
-            self._commit(self._partial_fit_state(state, X, y, **kwargs))
+            self._commit(self._verbose_pass(state, X, y, **kwargs))
         return self
+
+    #: Keyword arguments of the pass that hold one value per row (sliced with the rows).
+    _row_kwargs: tuple[str, ...] = ("sample_weight",)
+
+    def _verbose_pass(self, state, X, y, *, epoch=None, **kwargs):
+        """``_partial_fit_state`` over the rows; with ``verbose``, in chunks, with progress.
+
+        Any split of the rows gives the same state (one ordered pass), so the
+        chunks only add progress lines: ``verbose=1`` prints about ten per pass,
+        ``verbose=2`` one per 1000 rows. Each line has the rows done, the rows per
+        second and, for estimators with a prequential loss, the mean loss so far.
+        """
+        verbose = int(getattr(self, "verbose", 0) or 0)
+        n = X.shape[0]
+        if verbose <= 0 or n == 0:
+            return self._partial_fit_state(state, X, y, **kwargs)
+        size = max(1, -(-n // 10)) if verbose == 1 else 1000
+        name = type(self).__name__
+        where = "" if epoch is None else f"epoch {epoch[0]}/{epoch[1]}: "
+        start = time.perf_counter()
+        for sl in gen_batches(n, size):
+            part = {
+                key: (value[sl] if key in self._row_kwargs else value)
+                for key, value in kwargs.items()
+            }
+            state = self._partial_fit_state(state, X[sl], None if y is None else y[sl], **part)
+            elapsed = time.perf_counter() - start
+            rate = sl.stop / elapsed if elapsed > 0 else float("inf")
+            line = f"[{name}] {where}{sl.stop}/{n} rows, {rate:,.0f} rows/s"
+            if isinstance(self, OnlineLossMixin) and state.n_samples_seen:
+                line += f", mean loss {state.cumulative_loss / state.n_samples_seen:.4g}"
+            print(line, flush=True)
+        return state
 
     # ---------------------------------------------------------- read-outs
     @property

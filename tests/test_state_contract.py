@@ -175,3 +175,19 @@ def test_single_blas_thread_limits_inside_and_nests():
             assert set(limits()) <= {1}
         assert set(limits()) <= {1}
     assert limits() == before
+
+
+# ------------------------------------------------------------ verbose progress of fit
+@pytest.mark.parametrize("verbose, n_lines", [(1, 10), (2, 3)])
+def test_verbose_fit_prints_progress_and_learns_the_same(capsys, verbose, n_lines):
+    X, y = _regression(n=2500, d=5)
+    quiet = RFDSONRegressor(alpha0=1.0, max_iter=2).fit(X, y)
+    assert capsys.readouterr().out == ""
+    loud = RFDSONRegressor(alpha0=1.0, max_iter=2, verbose=verbose).fit(X, y)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 * n_lines
+    assert lines[0].startswith("[RFDSONRegressor] epoch 1/2: ")
+    assert lines[-1].startswith("[RFDSONRegressor] epoch 2/2: 2500/2500 rows, ")
+    assert "rows/s" in lines[-1] and "mean loss" in lines[-1]
+    np.testing.assert_array_equal(loud.coef_, quiet.coef_)
+    assert loud.cumulative_loss_ == quiet.cumulative_loss_

@@ -61,6 +61,7 @@ SHARED = {
     "rank_tol": ("rank",),
     "multi_class": ("one-vs-rest", "softmax", "multinomial"),
     "center_target": ("target",),
+    "verbose": ("progress",),
 }
 
 #: Names that meant several things before 0.1.0 and are gone for good.

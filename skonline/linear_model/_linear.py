@@ -148,14 +148,14 @@ class _OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
             state = self._state if warm else self._new_state(X, y, **kwargs)
             sw = kwargs["sample_weight"]
             rng = check_random_state(self.random_state)
-            for _ in range(self.max_iter):
+            for epoch in range(self.max_iter):
+                Xe, ye, swe = X, y, sw
                 if self.shuffle:
                     order = rng.permutation(X.shape[0])
-                    state = self._partial_fit_state(
-                        state, X[order], y[order], sample_weight=sw[order]
-                    )
-                else:
-                    state = self._partial_fit_state(state, X, y, sample_weight=sw)
+                    Xe, ye, swe = X[order], y[order], sw[order]
+                state = self._verbose_pass(
+                    state, Xe, ye, sample_weight=swe, epoch=(epoch + 1, self.max_iter)
+                )
             state.n_iter = self.max_iter
             self._commit(state)
         return self

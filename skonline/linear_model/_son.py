@@ -74,6 +74,7 @@ class _BaseSON(OnlineEstimator):
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
         "solve_rtol": [Interval(Real, 0, None, closed="left")],
+        "verbose": ["verbose"],
     }
 
     def _frozen_params(self):
@@ -261,6 +262,10 @@ _PARAMS_DOC = """\
         solves work in the sketch's eigenbasis (error ``κ·eps``), so the
         threshold can sit far below the Woodbury form's ``1e-10``; see the
         user guide.
+
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines per epoch (rows
+        done, rows per second, mean loss so far), ``2`` one per 1000 rows.
 """
 
 _ATTRS_DOC = """\
@@ -399,6 +404,7 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
         random_state=None,
         warm_start=False,
         solve_rtol=1e-12,
+        verbose=0,
     ):
         self.loss = loss
         self.sketch = sketch
@@ -417,6 +423,7 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
         self.random_state = random_state
         self.warm_start = warm_start
         self.solve_rtol = solve_rtol
+        self.verbose = verbose
 
     @available_if(_is_logistic)
     def predict_proba(self, X):
@@ -548,6 +555,7 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
         random_state=None,
         warm_start=False,
         solve_rtol=1e-12,
+        verbose=0,
     ):
         self.loss = loss
         self.epsilon = epsilon
@@ -567,6 +575,7 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
         self.random_state = random_state
         self.warm_start = warm_start
         self.solve_rtol = solve_rtol
+        self.verbose = verbose
 
     def _validate_batch(self, X, y, first_call, classes=None, sample_weight=None):
         X, y, kwargs = super()._validate_batch(
