@@ -50,7 +50,7 @@ _VARIANTS = [
     skonline.RFDSONClassifier(sketch_size=4, loss="log_loss", alpha0=1.0),
     skonline.RFDSONClassifier(sketch="full", alpha0=1.0, loss="smooth_hinge"),
     skonline.RFDSONClassifier(sketch="diag", alpha0=1.0, buffer_init="empty"),
-    skonline.RFDSONRegressor(sketch="diag", alpha0=1.0),
+    skonline.RFDSONRegressor(sketch="diag", curvature="gradient", alpha0=1.0),
     skonline.RFDSONRegressor(loss="huber"),
     skonline.RFDSONRegressor(curvature="hessian", bound=None, sketch_size=4),
     skonline.RFDSONClassifier(curvature="hessian", loss="log_loss", sketch="full", alpha0=1.0),

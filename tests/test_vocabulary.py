@@ -62,6 +62,7 @@ SHARED = {
     "multi_class": ("one-vs-rest", "softmax", "multinomial"),
     "center_target": ("target",),
     "verbose": ("progress",),
+    "scale_features": ("units",),
 }
 
 #: Names that meant several things before 0.1.0 and are gone for good.

@@ -15,9 +15,11 @@ import dataclasses
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
+from types import SimpleNamespace
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
@@ -30,7 +32,15 @@ from ._linear import (
     OnlineLinearRegressorMixin,
     probabilities_from_scores,
 )
-from ._son_kernels import CurvatureState, auto_mu, new_curvature, son_pass
+from ._losses import loss_and_derivative
+from ._son_kernels import (
+    CurvatureState,
+    auto_alpha0,
+    auto_mu,
+    new_curvature,
+    son_pass,
+    update_scales,
+)
 
 __all__ = ["RFDSONClassifier", "RFDSONRegressor"]
 
@@ -42,13 +52,33 @@ class SONState(LinearState):
     Attributes
     ----------
     U : ndarray of shape (K, n_features + fit_intercept)
-        The iterates ``u`` (intercept column last).
+        The iterates ``u`` (intercept column last), in scaled feature units.
     curvature : CurvatureState
-        The curvature of the ``K`` models.
+        The curvature of the ``K`` models (scaled units).
+    scale : ndarray of shape (n_features,)
+        The feature scales: powers of two fixed at each feature's first
+        non-zero value (0 until then); ones without ``scale_features``.
+    target_sum, target_count : float, int
+        Running sum and count of the targets (regressor, ``center_target``).
+    warmup : tuple or None
+        ``(X, T, sample_weight)`` of the first rows while the feature scales
+        are provisional (``scale_features``); ``None`` afterwards.
     """
 
     U: np.ndarray
     curvature: CurvatureState
+    scale: np.ndarray
+    target_sum: float = 0.0
+    target_count: int = 0
+    warmup: tuple | None = None
+
+
+def _scaled(X, scale):
+    """The rows with each feature divided by its scale (exact: powers of two; 0 = unset)."""
+    inverse = 1.0 / np.where(scale > 0.0, scale, 1.0)
+    if sp.issparse(X):
+        return sp.csr_matrix(X @ sp.diags(inverse))
+    return X * inverse
 
 
 class _BaseSON(OnlineEstimator):
@@ -61,7 +91,8 @@ class _BaseSON(OnlineEstimator):
         "sketch": [StrOptions({"rfd", "fd", "full", "diag"})],
         "curvature": [StrOptions({"gradient", "hessian"})],
         "sketch_size": [Interval(Integral, 2, None, closed="left")],
-        "alpha0": [Interval(Real, 0, None, closed="left")],
+        "alpha0": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
+        "scale_features": ["boolean"],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "mu": [StrOptions({"auto"}), Interval(Real, 0, None, closed="left")],
         "bound": [Interval(Real, 0, None, closed="neither"), None],
@@ -78,7 +109,15 @@ class _BaseSON(OnlineEstimator):
     }
 
     def _frozen_params(self):
-        return ("sketch", "sketch_size", "alpha0", "fit_intercept", "intercept_scaling")
+        return (
+            "sketch",
+            "sketch_size",
+            "alpha0",
+            "fit_intercept",
+            "intercept_scaling",
+            "scale_features",
+            "curvature",
+        )
 
     # ------------------------------------------------------------- helpers
     def _mu(self):
@@ -87,12 +126,23 @@ class _BaseSON(OnlineEstimator):
         return auto_mu(self.loss, self.bound, float(getattr(self, "epsilon", 1.0)))
 
     def _check_params_consistent(self, X):
-        if self.sketch != "rfd" and self.alpha0 <= 0:
+        if self.sketch == "diag" and self.curvature == "hessian":
+            raise ValueError(
+                "sketch='diag' is diagonal AdaGrad on the gradients: use curvature='gradient' "
+                "(a diagonal Newton step ignores the correlations of the features and "
+                "diverges on correlated data)."
+            )
+        if self.sketch != "rfd" and self.alpha0 != "auto" and self.alpha0 <= 0:
             raise ValueError(
                 f"sketch={self.sketch!r} needs alpha0 > 0 (its curvature starts at "
                 "alpha0 * I); only sketch='rfd' runs with alpha0 = 0."
             )
-        if self.sketch == "rfd" and self.alpha0 == 0 and self.bound is None:
+        if (
+            self.sketch == "rfd"
+            and self.alpha0 == 0
+            and self.bound is None
+            and self.curvature == "gradient"
+        ):
             warnings.warn(
                 "RFD0 (sketch='rfd', alpha0=0) without a bound: until the sketch shrinks, "
                 "H is singular and nothing limits the pseudo-inverse steps; the iterate can "
@@ -102,36 +152,132 @@ class _BaseSON(OnlineEstimator):
             )
 
     # --------------------------------------------------------------- state
+    def _intercept_value(self):
+        return float(self.intercept_scaling) if self.fit_intercept else 0.0
+
     def _init_state(self, X, y, *, sample_weight, classes=None):
+        T = self._targets(y[:1], SimpleNamespace(classes=classes))
+        if self.scale_features:
+            scale = update_scales(np.zeros(X.shape[1]), X[:1])
+        else:
+            scale = np.ones(X.shape[1])
+        state = self._fresh_state(X, T, scale, classes, None)
+        if self.scale_features:
+            empty = X[:0]
+            state.warmup = (empty, np.zeros((0, T.shape[1])), np.zeros(0))
+        return state
+
+    def _fresh_state(self, X, T, scale, classes, frozen):
+        """The initial state for features in the units ``scale`` (``alpha0`` resolved)."""
         d = X.shape[1] + int(self.fit_intercept)
         K = 1 if classes is None else self._n_outputs(classes)
         kind = "sketch" if self.sketch in ("rfd", "fd") else self.sketch
-        return SONState(
+        alpha0 = self.alpha0
+        if alpha0 == "auto":  # from the first row: the same whatever the split
+            alpha0 = (
+                auto_alpha0(
+                    _scaled(X[:1], scale),
+                    T[:1],
+                    self._intercept_value(),
+                    loss=self.loss,
+                    curvature_rows=self.curvature,
+                    mu=self._mu(),
+                    learning_rate=float(self.learning_rate),
+                    epsilon=float(getattr(self, "epsilon", 1.0)),
+                )
+                * self._prior_rows
+            )
+        state = SONState(
             classes=classes,
             U=np.zeros((K, d)),
+            scale=scale,
             curvature=new_curvature(
                 kind,
                 K,
                 d,
                 m=self.sketch_size,
-                alpha0=self.alpha0,
+                alpha0=float(alpha0),
                 robust=self.sketch == "rfd",
                 zero_rows=self.buffer_init == "zeros",
             ),
         )
+        if frozen is not None:
+            state.frozen = frozen
+        return state
+
+    #: Rows whose root-mean-square fixes the feature scales (``scale_features``).
+    _scale_rows = 10
+    #: ``alpha0="auto"`` is a prior worth this many average rows.
+    _prior_rows = 1
 
     def _linear_pass(self, state, X, T, sample_weight):
-        """One ordered pass over the rows (paper Alg. 6 in the SON order)."""
-        intercept = (
-            float(state.frozen["intercept_scaling"]) if state.frozen["fit_intercept"] else 0.0
+        """One ordered pass over the rows (paper Alg. 6 in the SON order).
+
+        With ``scale_features``, the first ``_scale_rows`` rows run with
+        provisional scales (each feature's first non-zero value); when the last
+        of them arrives, the scales become the powers of two nearest their
+        root-mean-square and those rows are learned again from the initial
+        state in the new units (their prequential losses and mistakes stay
+        those of the provisional run: the predictions made at the time). A
+        fixed number of rows, so any split of the stream gives the same model.
+        """
+        if state.warmup is None or X.shape[0] == 0:
+            return self._scaled_pass(state, X, T, sample_weight)
+        need = self._scale_rows - state.warmup[0].shape[0]
+        new, decided = self._scaled_pass(state, X[:need], T[:need], sample_weight[:need])
+
+        def stack(a, b):
+            if sp.issparse(a) or sp.issparse(b):
+                return sp.vstack([sp.csr_matrix(a), sp.csr_matrix(b)], format="csr")
+            return np.concatenate([a, b])
+
+        warm = tuple(
+            stack(a, b)
+            for a, b in zip(state.warmup, (X[:need], T[:need], sample_weight[:need]), strict=True)
         )
+        new.warmup = warm
+        if warm[0].shape[0] == self._scale_rows:
+            new = self._restart_in_final_units(new, *warm)
+        if X.shape[0] > need:
+            new, rest = self._scaled_pass(new, X[need:], T[need:], sample_weight[need:])
+            decided = np.concatenate([decided, rest])
+        return new, decided
+
+    def _restart_in_final_units(self, state, X, T, sample_weight):
+        """Relearn the warm-up rows from the initial state with root-mean-square scales."""
+        ms = (
+            np.asarray(X.multiply(X).mean(axis=0)).ravel()
+            if sp.issparse(X)
+            else np.mean(np.square(X), axis=0)
+        )
+        scale = np.zeros_like(ms)
+        positive = ms > 0
+        scale[positive] = np.exp2(np.round(0.5 * np.log2(ms[positive])))
+        fresh = self._fresh_state(X, T, scale, state.classes, state.frozen)
+        fresh, _ = self._scaled_pass(fresh, X, T, sample_weight)
+        # the predictions made at the time keep their losses and mistakes
+        fresh.cumulative_loss = state.cumulative_loss
+        fresh.n_mistakes = state.n_mistakes
+        return fresh
+
+    def _scaled_pass(self, state, X, T, sample_weight):
+        offsets = 0.0
+        if getattr(self, "center_target", False):
+            # predict the running mean of the earlier targets plus the linear model
+            # sums accumulated row after row: any split of the stream gives the same.
+            # The very first row has no mean to be predicted by: it only starts the
+            # mean (the model learns a zero deviation there).
+            sums = np.cumsum(np.concatenate([[state.target_sum], T[:, 0]]))
+            count = state.target_count + np.arange(T.shape[0])
+            offsets = np.where(count > 0, sums[:-1] / np.maximum(count, 1), T[:, 0])[:, None]
+        scale = update_scales(state.scale, X) if state.frozen["scale_features"] else state.scale
         with single_blas_thread():  # small products on one core: faster, robust to load
             U, curvature, t, total_loss, predictions, scores = son_pass(
                 state.U,
                 state.curvature,
-                X,
-                intercept,
-                T,
+                _scaled(X, scale),
+                self._intercept_value() if state.frozen["fit_intercept"] else 0.0,
+                T - offsets,
                 sample_weight,
                 state.n_samples_seen,
                 state.cumulative_loss,
@@ -145,8 +291,22 @@ class _BaseSON(OnlineEstimator):
                 curvature_rows=self.curvature,
             )
         new = dataclasses.replace(
-            state, U=U, curvature=curvature, n_samples_seen=t, cumulative_loss=total_loss
+            state,
+            U=U,
+            curvature=curvature,
+            scale=scale,
+            n_samples_seen=t,
+            cumulative_loss=total_loss,
         )
+        if getattr(self, "center_target", False):
+            new.target_sum = float(sums[-1])
+            new.target_count = state.target_count + T.shape[0]
+            if state.target_count == 0:  # the first row's loss is that of predicting 0 + model
+                p0, y0 = float(predictions[0, 0]), float(T[0, 0])
+                eps = float(getattr(self, "epsilon", 1.0))
+                true_loss = loss_and_derivative(self.loss, p0, y0, eps)[0]
+                kernel_loss = loss_and_derivative(self.loss, p0, 0.0, eps)[0]
+                new.cumulative_loss += float(sample_weight[0]) * (true_loss - kernel_loss)
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
         return new, predictions if predictions.shape[1] == 1 else scores
@@ -154,9 +314,13 @@ class _BaseSON(OnlineEstimator):
     # ------------------------------------------------------------ read-out
     def _linear_readout(self, state):
         d = self.n_features_in_
-        if not state.frozen["fit_intercept"]:
-            return state.U, np.zeros(state.U.shape[0])
-        return state.U[:, :d], state.U[:, -1] * float(state.frozen["intercept_scaling"])
+        coef = state.U[:, :d] / np.where(state.scale > 0.0, state.scale, 1.0)
+        intercept = np.zeros(state.U.shape[0])
+        if state.frozen["fit_intercept"]:
+            intercept = state.U[:, -1] * float(state.frozen["intercept_scaling"])
+        if state.target_count:
+            intercept = intercept + state.target_sum / state.target_count
+        return coef, intercept
 
     @property
     def alpha_(self):
@@ -185,8 +349,9 @@ class _BaseSON(OnlineEstimator):
         return tags
 
 
-_PARAMS_DOC = """\
-    sketch : {"rfd", "fd", "full", "diag"}, default="rfd"
+def _params_doc(curvature, alpha0, bound):
+    return f"""\
+    sketch : {{"rfd", "fd", "full", "diag"}}, default="rfd"
         Curvature ``H`` of the Newton step. ``"rfd"``: Robust Frequent
         Directions sketch (RFD-SON, paper Alg. 3/6), ``H = BᵀB + αI`` with ``α``
         grown by the sketch; runs with ``alpha0=0`` ("RFD0", no
@@ -195,38 +360,24 @@ _PARAMS_DOC = """\
         ``O(n_features²)`` per row. ``"diag"``: diagonal AdaGrad,
         ``D = alpha0 + sqrt(Σ g²)``.
 
-    curvature : {"gradient", "hessian"}, default="gradient"
-        What the curvature accumulates. ``"gradient"``: the paper's
-        ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
-        Theorem 5). ``"hessian"``: the loss's own second derivative,
-        ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
-        the cumulative loss, recursive least squares for the squared loss
-        (``mu`` and ``learning_rate`` are then unused).
-
+{curvature}
     sketch_size : int, default=10
         The paper's ``m``, the memory of the sketch: its buffer holds up to
         ``2m`` rows (``O(m · d)`` memory, ``O(m · d + m³)`` time per row). The
         values of the paper's experiments are in the user guide.
 
-    alpha0 : float, default=0.0
-        Initial ridge ``α`` (``H^(0) = alpha0 · I``). Must be positive for
-        ``"fd"``, ``"full"`` and ``"diag"``.
-
+{alpha0}
     learning_rate : float, default=1.0
         ``η_t = learning_rate / t`` with ``t`` counted from 1 across all calls.
 
     mu : "auto" or float, default="auto"
         ``μ`` of Assumption 2; the sketch rows are ``sqrt(μ + η_t) g_t``.
-        ``"auto"``: ``1/(8C²)`` for the squared loss, ``e^{−C}`` for the
+        ``"auto"``: ``1/(8C²)`` for the squared loss, ``e^{{−C}}`` for the
         logistic loss, ``1/epsilon²`` for the Huber loss (its quadratic
         zone), 0 otherwise (§3.1: the squared loss's constant, and the recipe
         ``μ = min l'' / max l'²`` for the others).
 
-    bound : float or None, default=1.0
-        ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` (the paper uses 1
-        with ±1 labels). Predictions are ``clip(wᵀx, −C, C)``. ``None``: no
-        projection.
-
+{bound}
     fit_intercept : bool, default=True
         Append a constant feature (value ``intercept_scaling``) that takes
         part in the sketch. The paper has no intercept (``False``).
@@ -234,7 +385,15 @@ _PARAMS_DOC = """\
     intercept_scaling : float, default=1.0
         Value of the constant feature.
 
-    buffer_init : {"zeros", "empty"}, default="zeros"
+    scale_features : bool, default=True
+        Divide each feature by the power of two of its first non-zero value
+        (fixed from then on; the value becomes one in ``[1, 2)``), so that the
+        ridge ``alpha0``, the sketch and the constraint see features of
+        comparable scale whatever their units. An exact change of units (any
+        split of the stream gives the same model), invisible in ``coef_``,
+        which is in raw units. ``False``: the paper's raw features.
+
+    buffer_init : {{"zeros", "empty"}}, default="zeros"
         ``"zeros"``: Alg. 6 literally, the buffer starts with ``m`` zero rows
         (first compaction after ``m`` gradients); ``"empty"``: first
         compaction after ``2m`` gradients (Alg. 5).
@@ -268,6 +427,55 @@ _PARAMS_DOC = """\
         done, rows per second, mean loss so far), ``2`` one per 1000 rows.
 """
 
+
+_CLF_CURVATURE = """\
+    curvature : {"gradient", "hessian"}, default="gradient"
+        What the curvature accumulates. ``"gradient"``: the paper's
+        ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
+        Theorem 5). ``"hessian"``: the loss's own second derivative,
+        ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
+        the cumulative loss, recursive least squares for the squared loss
+        (``mu`` and ``learning_rate`` are then unused).
+"""
+_REG_CURVATURE = """\
+    curvature : {"gradient", "hessian"}, default="hessian"
+        What the curvature accumulates. ``"gradient"``: the paper's
+        ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
+        Theorem 5). ``"hessian"``: the loss's own second derivative,
+        ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
+        the cumulative loss, recursive least squares for the squared loss
+        (``mu`` and ``learning_rate`` are then unused).
+"""
+_CLF_ALPHA0 = """\
+    alpha0 : float or "auto", default="auto"
+        Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: the
+        curvature the first row adds per coordinate (a prior worth one row,
+        in the units of the scaled features). ``0`` with
+        ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
+        positive for ``"fd"``, ``"full"`` and ``"diag"``.
+"""
+_REG_ALPHA0 = """\
+    alpha0 : float or "auto", default="auto"
+        Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: ten times the
+        curvature the first row adds per coordinate (a prior worth ten rows,
+        in the units of the scaled features, that shrinks the first
+        predictions towards the running target mean). ``0`` with
+        ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
+        positive for ``"fd"``, ``"full"`` and ``"diag"``.
+"""
+_CLF_BOUND = """\
+    bound : float or None, default=2.0
+        ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` (the paper uses 1
+        with ±1 labels and the squared loss). Predictions are
+        ``clip(wᵀx, −C, C)``. ``None``: no projection.
+"""
+_REG_BOUND = """\
+    bound : float or None, default=None
+        ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` on the (centred)
+        predictions (the paper uses 1 with targets in ``[−1, 1]``).
+        Predictions are ``clip(wᵀx, −C, C)``. ``None``: no projection.
+"""
+
 _ATTRS_DOC = """\
     n_samples_seen_ : int
         Rows processed so far (the global time index ``t`` of ``η_t``).
@@ -299,10 +507,12 @@ _ATTRS_DOC = """\
 """
 
 
-def _is_logistic(estimator):
-    """``predict_proba`` exists only for the logistic loss."""
-    if estimator.loss != "log_loss":
-        raise AttributeError("predict_proba is available only for loss='log_loss'")
+def _has_proba(estimator):
+    """``predict_proba`` exists for the logistic and the squared loss."""
+    if estimator.loss not in ("log_loss", "squared_error"):
+        raise AttributeError(
+            "predict_proba is available only for loss='log_loss' or 'squared_error'"
+        )
     return True
 
 
@@ -329,10 +539,12 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
 
     Parameters
     ----------
-    loss : {{"squared_error", "log_loss", "hinge", "smooth_hinge"}}, default="squared_error"
-        ``"squared_error"`` is the paper's loss ``(wᵀx − y)²`` on labels ``±1``.
+    loss : {{"log_loss", "squared_error", "hinge", "smooth_hinge"}}, default="log_loss"
+        The loss of the online predictions on labels ``±1``. ``"log_loss"``
+        gives :meth:`predict_proba`; ``"squared_error"`` is the paper's loss
+        ``(wᵀx − y)²``.
 
-{_PARAMS_DOC}
+{_params_doc(_CLF_CURVATURE, _CLF_ALPHA0, _CLF_BOUND)}
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -386,17 +598,18 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
 
     def __init__(
         self,
-        loss="squared_error",
+        loss="log_loss",
         *,
         sketch="rfd",
         curvature="gradient",
         sketch_size=10,
-        alpha0=0.0,
+        alpha0="auto",
         learning_rate=1.0,
         mu="auto",
-        bound=1.0,
+        bound=2.0,
         fit_intercept=True,
         intercept_scaling=1.0,
+        scale_features=True,
         buffer_init="zeros",
         skip_zero_rows=False,
         max_iter=1,
@@ -416,6 +629,7 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
         self.bound = bound
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.scale_features = scale_features
         self.buffer_init = buffer_init
         self.skip_zero_rows = skip_zero_rows
         self.max_iter = max_iter
@@ -425,12 +639,19 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
         self.solve_rtol = solve_rtol
         self.verbose = verbose
 
-    @available_if(_is_logistic)
+    @available_if(_has_proba)
     def predict_proba(self, X):
-        """Probability estimates for ``loss="log_loss"``.
+        """Probability estimates.
 
-        ``sigmoid(clip(decision, −C, C))``; one-vs-rest scores are normalised
-        to sum to one.
+        ``loss="log_loss"``: ``sigmoid(clip(f, −C, C))`` with ``f`` the
+        decision function, the logistic model the loss fits.
+        ``loss="squared_error"``: ``(clip(f, −1, 1) + 1) / 2``, since the
+        squared loss on labels ``±1`` estimates ``E[y | x] = 2 P(y = 1 | x) − 1``.
+        One-vs-rest probabilities are normalised to sum to one. With a
+        ``bound`` ``C``, the logistic probabilities lie in
+        ``[σ(−C), σ(C)]`` (``[0.12, 0.88]`` for the default ``C = 2``): the
+        constraint that keeps the online steps stable also caps the
+        confidence; rank-based scores (ROC AUC) use :meth:`decision_function`.
 
         Parameters
         ----------
@@ -443,11 +664,17 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
             Probability of each class, in the order of ``classes_``.
         """
         scores = self._raw_decision(X)
+        if self.loss == "squared_error":
+            p = (np.clip(scores, -1.0, 1.0) + 1.0) / 2.0
+            if p.shape[1] == 1:
+                return np.hstack([1.0 - p, p])
+            total = p.sum(axis=1, keepdims=True)
+            return np.where(total > 0, p / np.where(total > 0, total, 1.0), 1.0 / p.shape[1])
         if self.bound is not None:
             scores = np.clip(scores, -self.bound, self.bound)
         return probabilities_from_scores(scores)
 
-    @available_if(_is_logistic)
+    @available_if(_has_proba)
     def predict_log_proba(self, X):
         """Logarithm of the probability estimates.
 
@@ -493,7 +720,13 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
     epsilon : float, default=1.0
         Huber threshold (only for ``loss="huber"``).
 
-{_PARAMS_DOC}
+    center_target : bool, default=True
+        Predict the running mean of the targets seen so far plus the linear
+        model, which learns the deviations: the predictions start at the
+        mean, not at 0, and the ridge shrinks towards the mean. ``False``:
+        the paper's raw targets.
+
+{_params_doc(_REG_CURVATURE, _REG_ALPHA0, _REG_BOUND)}
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -532,22 +765,30 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
         **_BaseSON._parameter_constraints,
         "loss": [StrOptions({"squared_error", "huber"})],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "center_target": ["boolean"],
     }
+
+    _prior_rows = 10  # measured: shrinks the first predictions towards the running mean
+
+    def _frozen_params(self):
+        return (*super()._frozen_params(), "center_target")
 
     def __init__(
         self,
         loss="squared_error",
         *,
         epsilon=1.0,
+        center_target=True,
         sketch="rfd",
-        curvature="gradient",
+        curvature="hessian",
         sketch_size=10,
-        alpha0=0.0,
+        alpha0="auto",
         learning_rate=1.0,
         mu="auto",
-        bound=1.0,
+        bound=None,
         fit_intercept=True,
         intercept_scaling=1.0,
+        scale_features=True,
         buffer_init="zeros",
         skip_zero_rows=False,
         max_iter=1,
@@ -568,6 +809,8 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
         self.bound = bound
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.scale_features = scale_features
+        self.center_target = center_target
         self.buffer_init = buffer_init
         self.skip_zero_rows = skip_zero_rows
         self.max_iter = max_iter
@@ -581,7 +824,12 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
         X, y, kwargs = super()._validate_batch(
             X, y, first_call, classes=classes, sample_weight=sample_weight
         )
-        if self.bound is not None and y.size and np.max(np.abs(y)) > self.bound:
+        if (
+            self.bound is not None
+            and not self.center_target
+            and y.size
+            and np.max(np.abs(y)) > self.bound
+        ):
             warnings.warn(
                 f"targets reach |y| = {np.max(np.abs(y)):.3g} > bound = {self.bound}: "
                 "predictions are clipped to [-bound, bound] (the paper's constraint "
@@ -592,7 +840,10 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
         return X, y, kwargs
 
     def predict(self, X):
-        """Predicted targets ``clip(X @ coef_ + intercept_, −C, C)``.
+        """Predicted targets ``X @ coef_ + intercept_``.
+
+        With ``bound=C`` the linear part is clipped to ``[−C, C]`` around the
+        running target mean (around 0 without ``center_target``).
 
         Parameters
         ----------
@@ -602,7 +853,11 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
-            The predictions (not clipped with ``bound=None``).
+            The predictions.
         """
         out = self._raw_decision(X)[:, 0]
-        return out if self.bound is None else np.clip(out, -self.bound, self.bound)
+        if self.bound is None:
+            return out
+        state = self._state
+        mean = state.target_sum / state.target_count if state.target_count else 0.0
+        return mean + np.clip(out - mean, -self.bound, self.bound)

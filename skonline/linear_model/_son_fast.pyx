@@ -109,7 +109,7 @@ cdef inline void loss_and_derivative(int loss, double p, double y, double epsilo
 
 
 cdef inline double second_derivative(int loss, double p, double y, double epsilon) noexcept nogil:
-    """``l''(p; y)`` (0 at the kinks of the hinge-type losses)."""
+    """``l''(p; y)``: 0 at the kinks of the hinge-type losses; the Huber loss's IRLS weight."""
     cdef double m, e, r
     if loss == SQUARED_ERROR:
         return 2.0
@@ -120,9 +120,9 @@ cdef inline double second_derivative(int loss, double p, double y, double epsilo
     if loss == SMOOTH_HINGE:
         m = y * p
         return 1.0 if (0.0 < m < 1.0) else 0.0
-    if loss == HUBER:
+    if loss == HUBER:  # the IRLS weight of the Huber loss: 1 inside, ε/|r| outside
         r = p - y
-        return 1.0 if fabs(r) <= epsilon else 0.0
+        return 1.0 if fabs(r) <= epsilon else epsilon / fabs(r)
     return 0.0
 
 

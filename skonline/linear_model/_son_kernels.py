@@ -24,7 +24,14 @@ import scipy.sparse as sp
 
 from ._son_fast import BACKEND_CODES, LOSS_CODES, son_pass_fast
 
-__all__ = ["CurvatureState", "auto_mu", "new_curvature", "son_pass"]
+__all__ = [
+    "CurvatureState",
+    "auto_alpha0",
+    "auto_mu",
+    "new_curvature",
+    "son_pass",
+    "update_scales",
+]
 
 
 def auto_mu(loss, bound, epsilon=1.0):
@@ -44,6 +51,82 @@ def auto_mu(loss, bound, epsilon=1.0):
     if loss == "log_loss":
         return float(np.exp(-bound))
     return 0.0
+
+
+def _second_derivative_at_zero(loss, y, epsilon):
+    """``l''(0; y)`` of the loss table (0 for the hinge)."""
+    if loss == "squared_error":
+        return 2.0
+    if loss == "log_loss":
+        return 0.25
+    if loss == "smooth_hinge":
+        return 1.0
+    if loss == "huber":
+        return 1.0 if abs(y) <= epsilon else 0.0
+    return 0.0
+
+
+def auto_alpha0(X, T, intercept, *, loss, curvature_rows, mu, learning_rate, epsilon):
+    """The initial ridge ``alpha0="auto"``: the curvature one average row adds per coordinate.
+
+    Each row ``x`` of the first batch (intercept column included, value
+    ``intercept``) would add the row ``b = sqrt(c) x`` to the curvature at the
+    initial iterate ``u = 0``, with ``c = (μ + η_1) l'(0; y)²`` (gradient rows)
+    or ``c = l''(0; y)`` (Hessian rows); ``alpha0`` is the mean of ``‖b‖²``
+    divided by the number of coordinates: a prior worth one average row.
+    A positive value (1 when the batch carries no curvature).
+    """
+    from ._losses import loss_and_derivative
+
+    sq = (
+        np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        if sp.issparse(X)
+        else np.einsum("ij,ij->i", X, X)
+    )
+    sq = sq + intercept * intercept
+    n_coords = X.shape[1] + (1 if intercept else 0)
+    weights = []
+    for y in np.asarray(T, dtype=np.float64)[:, 0]:
+        if curvature_rows == "hessian":
+            weights.append(_second_derivative_at_zero(loss, y, epsilon))
+        else:
+            deriv = loss_and_derivative(loss, 0.0, y, epsilon)[1]
+            weights.append((mu + learning_rate) * deriv * deriv)
+    value = float(np.mean(np.asarray(weights) * sq)) / n_coords
+    return value if value > 0.0 and np.isfinite(value) else 1.0
+
+
+def update_scales(scale, X):
+    """Fix the scale of each feature at its first non-zero value; returns a new array.
+
+    ``scale`` holds 0 for the features not seen non-zero yet. A feature's
+    scale is the power of two ``2^(e−1)`` of its first non-zero value
+    ``m·2^e`` (``m`` in ``[0.5, 1)``), so that value becomes ``2m`` in
+    ``[1, 2)``. It is fixed at the row where the feature first leaves 0: every
+    earlier row had it at 0, so the rescaling is an exact change of units
+    whatever the split of the stream into batches.
+    """
+    scale = np.array(scale, dtype=np.float64, copy=True)
+    unset = scale == 0.0
+    if not unset.any():
+        return scale
+    if sp.issparse(X):
+        coo = sp.csr_matrix(X).tocoo()
+        keep = (coo.data != 0) & unset[coo.col]
+        rows, cols, vals = coo.row[keep], coo.col[keep], coo.data[keep]
+        order = np.lexsort((rows, cols))
+        cols, vals = cols[order], vals[order]
+        first = np.r_[True, cols[1:] != cols[:-1]] if cols.size else np.zeros(0, bool)
+        cols, vals = cols[first], vals[first]
+    else:
+        X = np.asarray(X)
+        nonzero = X != 0
+        cols = np.flatnonzero(unset & nonzero.any(axis=0))
+        rows = np.argmax(nonzero[:, cols], axis=0)
+        vals = X[rows, cols]
+    _, exponent = np.frexp(np.asarray(vals, dtype=np.float64))
+    scale[cols] = np.ldexp(1.0, exponent - 1)
+    return scale
 
 
 @dataclass(kw_only=True, eq=False)

@@ -12,12 +12,12 @@ from skonline.linear_model._son_fast import _SketchOps
 
 from skonline import RobustFrequentDirections
 from skonline.linear_model import (
-    RFDSONClassifier,
-    RFDSONRegressor,
     _losses,
     _son_kernels,
 )
 from skonline.linear_model._son_kernels import new_curvature
+
+from ._son_paper_settings import RFDSONClassifier, RFDSONRegressor
 
 
 class _Recorder:
@@ -197,7 +197,11 @@ def test_multiclass_one_vs_rest_one_sketch_per_class():
     assert clf.decision_function(X).shape == (150, 3)
     binary = RFDSONClassifier().fit(X[:100], y[:100])
     assert binary.decision_function(X[:5]).shape == (5,)
-    assert not hasattr(binary, "predict_proba")  # squared loss: no probabilities
+    # squared loss on ±1 labels estimates 2 P(y = 1 | x) − 1
+    proba = binary.predict_proba(X[:100])
+    f = np.clip(binary.decision_function(X[:100]), -1, 1)
+    np.testing.assert_allclose(proba[:, 1], (f + 1) / 2)
+    assert not hasattr(RFDSONClassifier(loss="hinge").fit(X[:100], y[:100]), "predict_proba")
 
 
 def test_csr_equals_dense_and_splits_equal_fit(binary_problem):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_digits
 
-from skonline.linear_model import RFDSONClassifier
+from ._son_paper_settings import RFDSONClassifier
 
 pytestmark = pytest.mark.slow
 

@@ -34,7 +34,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
-from skonline.linear_model import RFDSONClassifier, RFDSONRegressor
+from ._son_paper_settings import RFDSONClassifier, RFDSONRegressor
 
 RTOL = 1e-10  # relative agreement required between the estimator and the transcription
 SOLVE_RTOL = 1e-10  # alpha <= SOLVE_RTOL * lambda_max(B B^T) counts as zero (solve_rtol)
