@@ -274,8 +274,18 @@ def once(run):
 
 # ----------------------------------------------------------------- learners
 def son(sketch, m, alpha0):
-    """The paper's setting: squared loss, bound 1, no intercept, eta_t = 1/t."""
-    return RFDSONClassifier(sketch=sketch, sketch_size=m, alpha0=alpha0, fit_intercept=False)
+    """The paper's setting: squared loss, gradient curvature, bound 1, raw features,
+    no intercept, eta_t = 1/t."""
+    return RFDSONClassifier(
+        loss="squared_error",
+        curvature="gradient",
+        bound=1.0,
+        scale_features=False,
+        sketch=sketch,
+        sketch_size=m,
+        alpha0=alpha0,
+        fit_intercept=False,
+    )
 
 
 def son_runner(ds, sketch, m, alpha0):

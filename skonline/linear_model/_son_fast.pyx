@@ -30,7 +30,7 @@ The caller passes copies of the state arrays; they are updated in place.
 from libc.math cimport exp, fabs, log1p, sqrt
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport ddot, dgemm, dgemv
-from scipy.linalg.cython_lapack cimport dsyevd
+from scipy.linalg.cython_lapack cimport dsyev, dsyevd
 
 import numpy as np
 
@@ -133,25 +133,49 @@ cdef inline double dot(int n, double* a, double* b) noexcept nogil:
 
 
 cdef inline void basis_coords(int d, int q, double* Q, double* x, double* out) noexcept nogil:
-    """``out = Qᵀx`` for a basis stored as ``q`` rows of length ``d`` (``out`` has ``q`` entries)."""
-    cdef int inc = 1
-    cdef double one = 1.0, zero = 0.0
+    """``out = Qᵀx`` for a basis stored as ``q`` rows of length ``d`` (``out`` has ``q`` entries).
+
+    Below 256 features a loop with four accumulators (a BLAS call costs more
+    than its flops at these sizes); BLAS ``dgemv`` above.
+    """
+    cdef int i, j, inc = 1, d4 = d - d % 4
+    cdef double a0, a1, a2, a3, one = 1.0, zero = 0.0
+    cdef double* row
     if q == 0:
         return
-    dgemv(b"T", &d, &q, &one, Q, &d, x, &inc, &zero, out, &inc)
+    if d >= 256:
+        dgemv(b"T", &d, &q, &one, Q, &d, x, &inc, &zero, out, &inc)
+        return
+    for i in range(q):
+        row = Q + i * d
+        a0 = a1 = a2 = a3 = 0.0
+        for j in range(0, d4, 4):
+            a0 += row[j] * x[j]
+            a1 += row[j + 1] * x[j + 1]
+            a2 += row[j + 2] * x[j + 2]
+            a3 += row[j + 3] * x[j + 3]
+        for j in range(d4, d):
+            a0 += row[j] * x[j]
+        out[i] = (a0 + a1) + (a2 + a3)
 
 
 cdef inline void basis_combine(int d, int q, double* Q, double* coef, double scale,
                                double* out) noexcept nogil:
     """``out = scale · out + Q coef`` (``Q`` as rows, ``coef`` has ``q`` entries)."""
-    cdef int inc = 1
-    cdef double one = 1.0
-    if q == 0:
-        if scale != 1.0:
-            for i in range(d):
-                out[i] *= scale
+    cdef int i, j, inc = 1
+    cdef double c, one = 1.0
+    cdef double* row
+    if d >= 256 and q > 0:
+        dgemv(b"N", &d, &q, &one, Q, &d, coef, &inc, &scale, out, &inc)
         return
-    dgemv(b"N", &d, &q, &one, Q, &d, coef, &inc, &scale, out, &inc)
+    if scale != 1.0:
+        for j in range(d):
+            out[j] *= scale
+    for i in range(q):
+        row = Q + i * d
+        c = coef[i]
+        for j in range(d):
+            out[j] += c * row[j]
 
 
 cdef inline void chol_solve(int n, int ld, double* L, double* b) noexcept nogil:
@@ -237,6 +261,9 @@ cdef struct Sketch:
     double* tmp2     # cap
     double* dtmp     # d
     double* newQ     # cap x d
+    double* coords   # cap + 1: coordinates of the last appended row
+    double* A2       # cap x cap scratch (dsyevr destroys its input)
+    int* isuppz      # 2 cap
 
 
 cdef int sketch_eig(Sketch* s) noexcept nogil:
@@ -280,11 +307,16 @@ cdef int sketch_factor(Sketch* s) noexcept nogil:
 
 cdef int sketch_apply(Sketch* s, double* v, double* out) noexcept nogil:
     """``out = H⁻¹v`` (nonsingular) or ``H⁺v`` (singular)."""
+    basis_coords(s.d, s.q_dim[0], s.Q, v, s.tmp)
+    return sketch_apply_coords(s, v, out)
+
+
+cdef int sketch_apply_coords(Sketch* s, double* v, double* out) noexcept nogil:
+    """:func:`sketch_apply` with the coordinates ``Qᵀv`` already in ``s.tmp``."""
     cdef int q = s.q_dim[0], d = s.d, i, kk, j
     cdef double a = s.alpha[0], lam_max, cut
     cdef double* y = s.tmp
     cdef double* z = s.tmp2
-    basis_coords(d, q, s.Q, v, y)
     if sketch_nonsingular(s):
         if sketch_factor(s) != 0:
             return -1
@@ -348,21 +380,46 @@ cdef int sketch_null_part(Sketch* s, double* x, double* out) noexcept nogil:
     return 0
 
 
+cdef int sketch_top_eig(Sketch* s, int count) noexcept nogil:
+    """The ``count`` largest eigenpairs of ``S`` (LAPACK ``dsyev``), ascending.
+
+    Eigenvalues in ``s.ev[0:count]``, eigenvector ``i`` in ``s.E[i q : (i+1) q]``.
+    A compaction needs only these (the shrinkage ``δ`` is the ``m``-th largest).
+    """
+    cdef int q = s.q_dim[0], i, j, lo = q - count, info = 0
+    if count <= 0:
+        return 0
+    for i in range(q):
+        for j in range(q):
+            s.E[i * q + j] = s.S[i * s.cap + j]
+    dsyev(b"V", b"L", &q, s.E, &q, s.ev, s.work, &s.lwork, &info)
+    if info != 0:
+        return -1
+    if lo > 0:  # keep the top `count`, in place
+        for i in range(count):
+            s.ev[i] = s.ev[lo + i]
+            for j in range(q):
+                s.E[i * q + j] = s.E[(lo + i) * q + j]
+    s.eig_ok = 0  # E and ev no longer hold the full decomposition
+    return 0
+
+
 cdef int sketch_compact(Sketch* s) noexcept nogil:
     """One compaction: rotate onto the top ``m − 1`` eigenvectors of ``S`` and shrink."""
     cdef int q = s.q_dim[0], d = s.d, m = s.m, i, j, k, n_values, kept_n
     cdef double delta, top, val
     cdef int rows = s.n_rows[0]
     cdef double one = 1.0, zero = 0.0
-    if sketch_eig(s) != 0:
+    cdef int count = m if m < q else q
+    if sketch_top_eig(s, count) != 0:
         return -1
     n_values = rows if rows < d else d
     # squared singular values in decreasing order: the q eigenvalues, then zeros
-    top = s.ev[q - 1] if q > 0 else 0.0
+    top = s.ev[count - 1] if count > 0 else 0.0
     if top < 0.0:
         top = 0.0
     if n_values >= m:
-        delta = s.ev[q - m] if m <= q else 0.0
+        delta = s.ev[0] if m <= q else 0.0
         if delta < 0.0:
             delta = 0.0
     else:
@@ -373,18 +430,18 @@ cdef int sketch_compact(Sketch* s) noexcept nogil:
     # new basis: eigenvectors with a positive kept value, largest first
     kept_n = 0
     for i in range(k):
-        if i >= q:
+        if i >= count:
             break
-        val = s.ev[q - 1 - i]
+        val = s.ev[count - 1 - i]
         if val < 0.0:
             val = 0.0
         val -= delta
         if val > 0.0:
             s.tmp[kept_n] = val
-            # newQ row kept_n = Σ_j E[q-1-i, j] Q[j]
+            # newQ row kept_n = Σ_j E[count-1-i, j] Q[j]
             for j in range(d):
                 s.newQ[kept_n * d + j] = 0.0
-            basis_combine(d, q, s.Q, &s.E[(q - 1 - i) * q], 0.0, &s.newQ[kept_n * d])
+            basis_combine(d, q, s.Q, &s.E[(count - 1 - i) * q], 0.0, &s.newQ[kept_n * d])
             kept_n += 1
     for i in range(kept_n * d):
         s.Q[i] = s.newQ[i]
@@ -433,6 +490,10 @@ cdef int sketch_append(Sketch* s, double* b, double* y_b) noexcept nogil:
             s.tmp[i] = -s.tmp[i]
         basis_combine(d, q, s.Q, s.tmp, 1.0, r)
         rho = sqrt(dot(d, r, r))
+    # the coordinates of b in the basis after the append: [c; ρ] (c alone without growth)
+    for i in range(q):
+        s.coords[i] = c[i]
+    s.coords[q] = rho
     # S ← S + c cᵀ (and the factor by a rank-one update)
     for i in range(q):
         for j in range(q):
@@ -470,7 +531,9 @@ cdef int sketch_append(Sketch* s, double* b, double* y_b) noexcept nogil:
     s.n_rows[0] += 1
     s.eig_ok = 0
     if s.n_rows[0] + s.virtual_rows[0] == 2 * s.m:
-        return sketch_compact(s)
+        if sketch_compact(s) != 0:
+            return -1
+        return 1
     return 0
 
 
@@ -480,7 +543,8 @@ cdef void sketch_init(
     int[::1] q_dim, int[::1] n_rows, int[::1] virtual_rows, int[::1] n_compactions,
     int[::1] factor_ok, double[::1] alpha, double[::1] shrinkage,
     double* E, double* ev, double* work, int lwork, int* iwork, int liwork,
-    double* tmp, double* tmp2, double* dtmp, double* newQ,
+    double* tmp, double* tmp2, double* dtmp, double* newQ, double* coords,
+    double* A2, int* isuppz,
 ) noexcept nogil:
     """Point ``s`` at model ``k`` of the state arrays and at the work space."""
     s.d = d
@@ -509,6 +573,9 @@ cdef void sketch_init(
     s.tmp2 = tmp2
     s.dtmp = dtmp
     s.newQ = newQ
+    s.coords = coords
+    s.A2 = A2
+    s.isuppz = isuppz
 
 
 class _SketchOps:
@@ -526,11 +593,14 @@ class _SketchOps:
     def _run(self, op, double[::1] a, double[::1] b, double C):
         c = self.c
         cdef int d = c.Q.shape[2], m = c.m, cap = 2 * m
-        cdef int lwork = 1 + 6 * cap + 2 * cap * cap, liwork = 3 + 5 * cap
+        cdef int lwork = max(1 + 6 * cap + 2 * cap * cap, 26 * cap + 1), liwork = max(3 + 5 * cap, 10 * cap + 1)
         cdef double[::1] E = np.zeros(max(cap * cap, 1)), ev = np.zeros(max(cap, 1))
         cdef double[::1] work = np.zeros(lwork), tmp = np.zeros(max(cap, 1))
         cdef double[::1] tmp2 = np.zeros(max(cap, 1)), dtmp = np.zeros(d)
         cdef double[::1] newQ = np.zeros(max(cap * d, 1)), out = np.zeros(d)
+        cdef double[::1] coords = np.zeros(cap + 1)
+        cdef double[::1] A2 = np.zeros(max(cap * cap, 1))
+        cdef int[::1] isuppz = np.zeros(max(2 * cap, 2), dtype=np.intc)
         cdef double[::1] y = np.zeros(max(cap, 1))
         cdef int[::1] iwork = np.zeros(liwork, dtype=np.intc)
         cdef Sketch s
@@ -539,10 +609,12 @@ class _SketchOps:
         sketch_init(&s, d, cap, m, c.robust, self.rtol, self.k, c.Q, c.S, c.L, c.q_dim,
                     c.n_rows, c.virtual_rows, c.n_compactions, c.factor_ok, c.alpha,
                     c.shrinkage, &E[0], &ev[0], &work[0], lwork, &iwork[0], liwork, &tmp[0],
-                    &tmp2[0], &dtmp[0], &newQ[0])
+                    &tmp2[0], &dtmp[0], &newQ[0], &coords[0], &A2[0], &isuppz[0])
         if op == 0:
             basis_coords(d, s.q_dim[0], s.Q, &a[0], &y[0])
             status = sketch_append(&s, &a[0], &y[0])
+            if status == 1:
+                status = 0
         elif op == 1:
             status = sketch_apply(&s, &a[0], &out[0])
         else:  # project b = u onto |w·a| <= C
@@ -646,11 +718,11 @@ def son_pass_fast(
         d_raw = Xd.shape[1]
     cdef int n_rows_X = n, d0 = d_raw
     cdef int d = U.shape[1], K = U.shape[0], cap = 2 * m
-    cdef int i, k, j, status = 0
+    cdef int i, k, j, status = 0, appended
     cdef double z, p, tau, xh, value, deriv, scale, c, sc, pp, xx, xpx
     cdef bint has_bound = bound < float("inf")
     cdef Sketch* sk = NULL
-    cdef int lwork = 1 + 6 * cap + 2 * cap * cap, liwork = 3 + 5 * cap
+    cdef int lwork = max(1 + 6 * cap + 2 * cap * cap, 26 * cap + 1), liwork = max(3 + 5 * cap, 10 * cap + 1)
 
     cdef double[::1] x = np.zeros(d)
     cdef double[::1] w = np.zeros(d)
@@ -667,6 +739,9 @@ def son_pass_fast(
     cdef double[::1] tmp2 = np.zeros(max(cap, 1))
     cdef double[::1] dtmp = np.zeros(d)
     cdef double[::1] newQ = np.zeros(max(cap * d, 1))
+    cdef double[::1] coords = np.zeros(cap + 1)
+    cdef double[::1] A2 = np.zeros(max(cap * cap, 1))
+    cdef int[::1] isuppz = np.zeros(max(2 * cap, 2), dtype=np.intc)
     cdef Sketch sketch_
 
     with nogil:
@@ -689,7 +764,8 @@ def son_pass_fast(
                     sketch_init(&sketch_, d, cap, m, robust, rtol, k, Q, S, L, q_dim, n_rows,
                                 virtual_rows, n_compactions, factor_ok, alpha, shrinkage,
                                 &E[0], &ev[0], &work[0], lwork, &iwork[0], liwork, &tmp[0],
-                                &tmp2[0], &dtmp[0], &newQ[0])
+                                &tmp2[0], &dtmp[0], &newQ[0], &coords[0], &A2[0],
+                                &isuppz[0])
                     sk = &sketch_
                 z = dot(d, &U[k, 0], &x[0])
                 for j in range(d):
@@ -752,20 +828,29 @@ def son_pass_fast(
                 for j in range(d):
                     g[j] = scale * x[j]
                 # curvature update with the row b, then the Newton step H^(t)⁻¹ g
-                if curvature == 0:
+                if curvature == 0:  # b = sc g
                     sc = sqrt(c)
                     for j in range(d):
                         b[j] = sc * g[j]
-                else:
+                else:  # b = sc x while g = scale x
                     sc = sqrt(sw[i] * second_derivative(loss, p, T[i, k], epsilon))
                     for j in range(d):
                         b[j] = sc * x[j]
+                    sc = sc / scale if scale != 0.0 else 0.0  # so that g = b / sc
                 if backend == SKETCH:
                     basis_coords(d, q_dim[k], &Q[k, 0, 0], &b[0], &yb[0])
-                    if sketch_append(sk, &b[0], &yb[0]) != 0:
+                    appended = sketch_append(sk, &b[0], &yb[0])
+                    if appended < 0:
                         status = i + 1
                         break
-                    if sketch_apply(sk, &g[0], &h[0]) != 0:
+                    if appended == 0 and sc != 0.0:
+                        # g = b / sc: its coordinates are those of b, rescaled
+                        for j in range(q_dim[k]):
+                            tmp[j] = coords[j] / sc
+                        if sketch_apply_coords(sk, &g[0], &h[0]) != 0:
+                            status = i + 1
+                            break
+                    elif sketch_apply(sk, &g[0], &h[0]) != 0:
                         status = i + 1
                         break
                 elif backend == FULL:
