@@ -71,7 +71,17 @@ methods = {"FD-SON": "fd", "RFD-SON": "rfd", "FULL-ON": "full"}
 
 
 def online_error(X, y, sketch, alpha0):
-    clf = RFDSONClassifier(sketch=sketch, sketch_size=10, alpha0=alpha0, fit_intercept=False)
+    # the paper's settings: squared loss, gradient curvature, bound 1, raw features
+    clf = RFDSONClassifier(
+        loss="squared_error",
+        curvature="gradient",
+        bound=1.0,
+        scale_features=False,
+        sketch=sketch,
+        sketch_size=10,
+        alpha0=alpha0,
+        fit_intercept=False,
+    )
     return clf.partial_fit(X, y, classes=[-1, 1]).online_error_rate_
 
 
