@@ -183,9 +183,17 @@ class _BaseScaleInvariant(OnlineEstimator):
     def _linear_readout(self, state):
         return state.coef, state.intercept
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # CSR rows: O(nnz) uncentred, densified row by row otherwise
+        return tags
+
     @property
     def variant_(self):
-        """The learner in use: ``"coordinate"``, ``"diagonal"`` or ``"full"`` (``"auto"`` resolved)."""
+        """The learner in use: ``"coordinate"``, ``"diagonal"`` or ``"full"``.
+
+        ``variant="auto"`` is resolved at the first call.
+        """
         return self._fitted_state().kind
 
 

@@ -41,7 +41,7 @@ The callers (``_scale_invariant_kernels.py``) pass copies of the state arrays;
 they are updated in place. Scalars are returned.
 """
 
-from libc.math cimport exp, fabs, frexp, hypot, ldexp, log, log1p, sqrt
+from libc.math cimport exp, fabs, hypot, log, log1p
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport drot
 
@@ -546,11 +546,13 @@ def full_pass_qr(
     """One ordered pass of Algorithm 2 on the Givens-updated factor ``R`` (module docstring).
 
     Internal coordinates: with ``intercept`` (a constant column, last, that
-    ``X`` does not hold) each feature is shifted by the first row seen (``ref``, fixed then; the
-    constant column is not shifted), an invertible affine map of the rows,
-    then divided by the power of two of its first non-zero value
-    (``scale``, fixed then) — both invisible in the predictions of
-    Algorithm 2, both keep ``R`` well scaled. ``Z`` holds ``z_k = R⁻ᵀh_k``.
+    ``X`` does not hold) each feature is shifted by the first row seen
+    (``ref``, fixed then; the constant column is not shifted), then each
+    coordinate is divided by its first non-zero value (``scale``, fixed
+    then): an invertible affine map of the rows, invisible in the
+    predictions of Algorithm 2, that keeps ``R`` well scaled and makes the
+    internal rows the same, up to one rounding, whatever the units of each
+    feature (the same bits for power-of-two units). ``Z`` holds ``z_k = R⁻ᵀh_k``.
     Returns ``(t, total_loss, n_clipped, target_sum, target_count, rank, has_ref,
     spread)``, ``spread`` the largest ratio of the largest to the smallest
     pivot ``|R_jj|`` after a row of the pass (a lower bound of ``κ(R)``).
@@ -566,7 +568,7 @@ def full_pass_qr(
     cdef double* a = <double*> malloc(K * sizeof(double))
     cdef double* g = <double*> malloc(K * sizeof(double))
     cdef Py_ssize_t row
-    cdef int j, k, first, inc = 1, length, exponent
+    cdef int j, k, first, inc = 1, length
     cdef double c, s, tmp, gam, norm2, lev, q, E, offset, value, two_alpha = 2.0 * alpha
     cdef double log_alpha = log(alpha), r_min, r_max, r_abs, spread = 1.0
     cdef bint new_direction, clipped
@@ -596,8 +598,7 @@ def full_pass_qr(
                         x[j] = 0.0
                         continue
                     if scale[j] == 0.0:
-                        frexp(x[j], &exponent)
-                        scale[j] = ldexp(1.0, exponent - 1)
+                        scale[j] = x[j]
                     x[j] = x[j] / scale[j]
                     norm2 += x[j] * x[j]
                 # rotate [R; xᵀ] into R, carrying v (from e_bottom) and z (from [z; 0])

@@ -62,11 +62,11 @@ __all__ = [
     "CoordinateState",
     "FullState",
     "ScaleInvariantState",
+    "centered_coordinate_pass",
     "centered_readout",
+    "coordinate_pass",
     "coordinate_readout",
     "diagonal_pass",
-    "coordinate_pass",
-    "centered_coordinate_pass",
     "full_pass",
     "full_readout",
     "init_state",
@@ -197,7 +197,7 @@ class FullState(ScaleInvariantState):
     gamma : ndarray of shape (K,)
         ``Γ = Σ_t g_t² x_tᵀS_t⁺x_t`` of each output.
     scale : ndarray of shape (d,)
-        Power-of-two scale of each coordinate (0 until its first non-zero value).
+        First non-zero value of each coordinate (0 until it is seen): the unit it is measured in.
     ref : ndarray of shape (n_features,)
         The first row seen (with an intercept), the origin of the internal coordinates.
     has_ref : bool
@@ -236,7 +236,9 @@ def init_state(kind, n_features, n_outputs, *, fit_intercept=True, per_feature=F
         "fit_intercept": bool(fit_intercept),
         **fields,
     }
-    common["kind"] = "full" if kind == "full" else ("diagonal" if "diagonal" in kind else "coordinate")
+    common["kind"] = (
+        "full" if kind == "full" else ("diagonal" if "diagonal" in kind else "coordinate")
+    )
     if kind == "full":
         return FullState(
             R=np.zeros((d_aug, d_aug)),
@@ -591,9 +593,7 @@ def centered_readout(state, *, potential_width):
 
 
 # ------------------------------------------------------------- full kernel
-def full_pass(
-    state, X, T, sw, *, potential_width, loss, epsilon, rank_tol, center_target=False
-):
+def full_pass(state, X, T, sw, *, potential_width, loss, epsilon, rank_tol, center_target=False):
     """One ordered pass of Algorithm 2 (fully invariant) over the rows.
 
     A pure kernel: ``state`` is copied, never written into. ``O(d²)`` per
@@ -684,13 +684,9 @@ def full_pass(
     return state, predictions
 
 
-def _pivots(state):
-    return np.flatnonzero(np.diag(state.R) != 0.0)
-
-
 def full_condition(state):
     """LAPACK's estimate of the 1-norm condition number of ``R`` on its range (1 when empty)."""
-    piv = _pivots(state)
+    piv = np.flatnonzero(np.diag(state.R) != 0.0)
     if piv.size == 0:
         return 1.0
     rcond, _ = lapack.dtrcon(state.R[np.ix_(piv, piv)])
@@ -702,24 +698,39 @@ def full_readout(state, *, potential_width):
 
     The prediction of eq. 7 depends on the row itself (through ``S_t``); its
     linearisation at ``x = 0`` is ``w_k = (1/α) exp((q_k − Γ_k)/(2α)) S⁺h_k``.
-    ``S⁺h_k`` is read from ``R w = z_k`` by back substitution on the non-zero
-    rows of ``R`` (zero on the coordinates without a pivot): on the span of
-    the rows seen it is ``S⁺h_k`` (the predictions there are the same),
-    outside it depends on the coordinates, as the pseudo-inverse does.
-    Internal coordinates are mapped back to raw units (the power-of-two
-    scales, and the shift to the first row through the intercept).
+    ``S⁺h_k = R⁺z_k`` is the minimum-norm solution of ``R w = z_k``: a
+    triangular solve once every coordinate seen is a pivot of ``R``, and
+    otherwise (collinear coordinates, or fewer rows than coordinates) the
+    QR factorisation of the non-zero rows of ``R`` (``O(d r²)``). Coordinates
+    never seen get weight 0. Internal coordinates are mapped back to raw
+    units (the power-of-two scales, and the shift to the first row through
+    the intercept).
     """
     alpha = potential_width
-    K, d = state.Z.shape
-    piv = _pivots(state)
-    W = np.zeros((K, d))
-    if piv.size:
-        W[:, piv] = solve_triangular(state.R[np.ix_(piv, piv)], state.Z[:, piv].T).T
+    W = _pinv_solve(state.R, state.Z, state.scale != 0.0)
     E = np.minimum((state.q() - state.gamma) / (2.0 * alpha), MAX_EXPONENT)
     W *= (np.exp(E) / alpha)[:, None]
     c = state.scale
-    W = W / np.where(c > 0.0, c, 1.0)
+    W = W / np.where(c != 0.0, c, 1.0)
     coef, intercept = _split_intercept(W, state.fit_intercept, _offset(state))
     if state.fit_intercept:
         intercept = intercept - coef @ state.ref
     return coef, intercept
+
+
+def _pinv_solve(R, Z, seen):
+    """``W[k] = (RᵀR)⁺Rᵀz_k = R⁺z_k`` for ``z_k`` supported on the non-zero rows of ``R``."""
+    K, d = Z.shape
+    W = np.zeros((K, d))
+    piv = np.flatnonzero(np.diag(R) != 0.0)
+    if piv.size == 0:
+        return W
+    active = np.flatnonzero(seen)
+    Zp = Z[:, piv].T
+    if piv.size == active.size:  # every coordinate seen is a pivot: R is invertible there
+        W[:, piv] = solve_triangular(R[np.ix_(piv, piv)], Zp).T
+        return W
+    # R_r (r x a) has full row rank: R_r⁺ = Q L⁻ᵀ with R_rᵀ = Q L
+    Q, L = np.linalg.qr(R[np.ix_(piv, active)].T)
+    W[:, active] = (Q @ solve_triangular(L, Zp, trans="T")).T
+    return W

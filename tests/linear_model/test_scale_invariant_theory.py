@@ -20,6 +20,7 @@ from scipy.special import expit
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
+from skonline.linear_model._scale_invariant_fast import compiled_loss
 
 from skonline.linear_model import ScaleInvariantClassifier
 from skonline.linear_model._losses import (
@@ -28,7 +29,6 @@ from skonline.linear_model._losses import (
     loss_and_derivative,
     loss_and_derivatives,
 )
-from skonline.linear_model._scale_invariant_fast import compiled_loss
 from skonline.linear_model._scale_invariant_kernels import (
     MIN_POTENTIAL_WIDTH,
     centered_coordinate_pass,
@@ -699,6 +699,10 @@ def test_lemma_4_3_per_coordinate_for_the_diagonal_learner(adversarial, name, op
         after, e1 = psi(new)
         # each ψ is exp of a few roundings of terms up to |E| + Γ/(2α) + 1
         rounding = 8 * EPS * (np.abs(e0) + np.abs(e1) + new.gamma[0] / alpha + 2)
+        # the kernel's prediction is the sum of these weights on the row
+        np.testing.assert_allclose(
+            p[0, 0], w @ x, rtol=0, atol=d * rounding.max() * np.abs(w * x).sum()
+        )
         lhs = g * w * x + after
         assert np.all(lhs <= before * (1 + rounding) + rounding * np.abs(g * w * x)), (
             t,
