@@ -169,7 +169,12 @@ def classification_methods():
             "tuned",
             skonline.RFDSONClassifier(alpha0=1.0, loss="log_loss"),
         ),
-        "SI (variant=full)": ("tuned", skonline.ScaleInvariantClassifier(variant="full")),
+        "SI (diagonal, center, multinomial)": (
+            "tuned",
+            skonline.ScaleInvariantClassifier(
+                variant="diagonal", center=True, multi_class="multinomial"
+            ),
+        ),
         "SGD + scaler": ("peer", ScaledModel(SGDClassifier(random_state=0))),
         "Perceptron + scaler": ("peer", ScaledModel(Perceptron(random_state=0))),
     }
@@ -186,7 +191,10 @@ def regression_methods():
             "tuned",
             skonline.RFDSONRegressor(bound=None, alpha0=1.0),
         ),
-        "SI (center_target)": ("tuned", skonline.ScaleInvariantRegressor(center_target=True)),
+        "SI (diagonal, center)": (
+            "tuned",
+            skonline.ScaleInvariantRegressor(variant="diagonal", center=True),
+        ),
         "SGD + scaler": ("peer", ScaledModel(SGDRegressor(random_state=0))),
     }
     if river_available():
