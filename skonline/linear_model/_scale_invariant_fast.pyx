@@ -232,6 +232,48 @@ cdef inline void densify(const long long[::1] indptr, const int[::1] indices,
 
 
 # ------------------------------------------------------- coordinate-wise pass
+cdef inline double coordinate_term(
+    int kind, bint per_feature, int j, double x, double* s2, const double* h, const double* gam,
+    double* n_nonzero, double* ratio, double inv_two_alpha, double row_norm, double log_alpha,
+    double log_alpha_d, double max_exponent, bint* clipped,
+) noexcept nogil:
+    """Add ``x²`` to ``s²_j``; return coordinate ``j``'s term of the prediction of one output.
+
+    ``ratio[j] = x / s²_j`` is kept for the update. Algorithm 1:
+    ``exp(E − log(α n d)) h (x / s²)`` with ``E = (h² + x²)/(2α s²)``; the
+    diagonal learner: ``exp((h²/s² − Γ)/(2α) − log α) h (x / s²)``.
+    """
+    cdef double r, inv_e, hk, E, norm_e
+    s2[j] += x * x
+    r = 1.0 / s2[j]
+    ratio[j] = x * r
+    inv_e = inv_two_alpha * r
+    hk = h[j]
+    if kind == ALG1:
+        E = hk * hk * inv_e + x * x * inv_e
+        if per_feature:
+            n_nonzero[j] += 1.0
+            norm_e = log_alpha_d + log(n_nonzero[j])
+        else:
+            norm_e = row_norm
+    else:
+        E = hk * hk * inv_e - gam[j] * inv_two_alpha
+        norm_e = log_alpha
+    if E > max_exponent:
+        E = max_exponent
+        clipped[0] = True
+    return exp(E - norm_e) * hk * ratio[j]
+
+
+cdef inline void coordinate_update(
+    int kind, int j, double x, double gk, double* h, double* gam, const double* ratio,
+) noexcept nogil:
+    """``h_j −= g x`` (and, for the diagonal learner, ``Γ_j += g² x²/s²``)."""
+    if kind == DIAG:
+        gam[j] += gk * gk * (x * ratio[j])
+    h[j] -= gk * x
+
+
 def sparse_pass(
     int kind,
     double[::1] s2,
@@ -273,8 +315,9 @@ def sparse_pass(
     cdef int d = s2.shape[0]
     cdef int d_x = d - 1 if intercept else d
     cdef int* idx = <int*> malloc(d * sizeof(int))
-    # per non-zero entry of the row: the value, x/s², 1/(2α s²), the exponent's part
-    # that does not depend on the output, and the log of the normaliser
+    # val: the non-zero values of the row (gathered, K > 1); then, per coordinate j:
+    # x/s², 1/(2α s²), the exponent's part that does not depend on the output, and the
+    # log of the normaliser
     cdef double* val = <double*> malloc(5 * d * sizeof(double))
     cdef double* ratio = val + d
     cdef double* inv = val + 2 * d
@@ -282,9 +325,13 @@ def sparse_pass(
     cdef double* norm = val + 4 * d
     cdef double* p = <double*> malloc(2 * K * sizeof(double))
     cdef double* g = p + K
+    cdef double* s2p = &s2[0]
+    cdef double* h0 = &H[0, 0]
+    cdef double* gam0 = &gamma[0, 0] if kind == DIAG else NULL
+    cdef double* counts = &n_nonzero[0] if per_feature else NULL
     cdef Py_ssize_t row
     cdef int e, m, j, k
-    cdef long long lo
+    cdef long long lo, hi
     cdef double x, r, hk, E, acc, offset, value, row_norm, gk
     cdef double inv_two_alpha = 0.5 / alpha, log_alpha = log(alpha), log_alpha_d = log(alpha * d)
     cdef bint clipped
@@ -295,58 +342,85 @@ def sparse_pass(
         with nogil:
             for row in range(n):
                 t += 1
-                if dense:
-                    m = gather_dense(X, row, d_x, idx, val)
-                else:
-                    lo = indptr[row]
-                    m = <int> (indptr[row + 1] - lo)
-                    for e in range(m):
-                        idx[e] = indices[lo + e]
-                        val[e] = data[lo + e]
-                if intercept:
-                    idx[m] = d_x
-                    val[m] = 1.0
-                    m += 1
                 row_norm = log_alpha + log(<double> t * d) if kind == ALG1 else log_alpha
-                for e in range(m):
-                    j = idx[e]
-                    x = val[e]
-                    s2[j] += x * x
-                    r = 1.0 / s2[j]
-                    ratio[e] = x * r
-                    inv[e] = inv_two_alpha * r
-                    if kind == ALG1:
-                        base[e] = x * x * inv[e]
-                        if per_feature:
-                            n_nonzero[j] += 1.0
-                            norm[e] = log_alpha_d + log(n_nonzero[j])
-                        else:
-                            norm[e] = row_norm
-                    else:
-                        base[e] = 0.0
-                        norm[e] = log_alpha
                 clipped = False
-                for k in range(K):
+                if not dense:
+                    lo = indptr[row]
+                    hi = indptr[row + 1]
+                if K == 1:  # one output: statistics and prediction in one sweep, no gather
                     acc = 0.0
-                    if kind == ALG1:
-                        for e in range(m):
-                            hk = H[k, idx[e]]
-                            E = hk * hk * inv[e] + base[e]
-                            if E > max_exponent:
-                                E = max_exponent
-                                clipped = True
-                            acc += exp(E - norm[e]) * hk * ratio[e]
+                    if dense:
+                        for j in range(d_x):
+                            x = X[row, j]
+                            if x * x != 0.0:  # as canonical_csr: a square that underflows is 0
+                                acc += coordinate_term(
+                                    kind, per_feature, j, x, s2p, h0, gam0, counts, ratio,
+                                    inv_two_alpha, row_norm, log_alpha, log_alpha_d,
+                                    max_exponent, &clipped,
+                                )
                     else:
+                        for e in range(lo, hi):
+                            acc += coordinate_term(
+                                kind, per_feature, indices[e], data[e], s2p, h0, gam0, counts,
+                                ratio, inv_two_alpha, row_norm, log_alpha, log_alpha_d,
+                                max_exponent, &clipped,
+                            )
+                    if intercept:
+                        acc += coordinate_term(
+                            kind, per_feature, d_x, 1.0, s2p, h0, gam0, counts, ratio,
+                            inv_two_alpha, row_norm, log_alpha, log_alpha_d, max_exponent,
+                            &clipped,
+                        )
+                    p[0] = finite_prediction(acc)
+                    predictions[row, 0] = p[0]
+                else:
+                    if dense:
+                        m = gather_dense(X, row, d_x, idx, val)
+                    else:
+                        m = <int> (hi - lo)
                         for e in range(m):
-                            j = idx[e]
-                            hk = H[k, j]
-                            E = hk * hk * inv[e] - gamma[k, j] * inv_two_alpha
-                            if E > max_exponent:
-                                E = max_exponent
-                                clipped = True
-                            acc += exp(E - log_alpha) * hk * ratio[e]
-                    p[k] = finite_prediction(acc)
-                    predictions[row, k] = p[k]
+                            idx[e] = indices[lo + e]
+                            val[e] = data[lo + e]
+                    if intercept:
+                        idx[m] = d_x
+                        val[m] = 1.0
+                        m += 1
+                    for e in range(m):
+                        j = idx[e]
+                        x = val[e]
+                        s2[j] += x * x
+                        r = 1.0 / s2[j]
+                        ratio[j] = x * r
+                        inv[j] = inv_two_alpha * r
+                        if kind == ALG1:
+                            base[j] = x * x * inv[j]
+                            if per_feature:
+                                n_nonzero[j] += 1.0
+                                norm[j] = log_alpha_d + log(n_nonzero[j])
+                            else:
+                                norm[j] = row_norm
+                    for k in range(K):
+                        acc = 0.0
+                        if kind == ALG1:
+                            for e in range(m):
+                                j = idx[e]
+                                hk = H[k, j]
+                                E = hk * hk * inv[j] + base[j]
+                                if E > max_exponent:
+                                    E = max_exponent
+                                    clipped = True
+                                acc += exp(E - norm[j]) * hk * ratio[j]
+                        else:
+                            for e in range(m):
+                                j = idx[e]
+                                hk = H[k, j]
+                                E = hk * hk * inv[j] - gamma[k, j] * inv_two_alpha
+                                if E > max_exponent:
+                                    E = max_exponent
+                                    clipped = True
+                                acc += exp(E - log_alpha) * hk * ratio[j]
+                        p[k] = finite_prediction(acc)
+                        predictions[row, k] = p[k]
                 if clipped:
                     n_clipped += 1
                 offset = target_sum / target_count if target_count > 0 else 0.0
@@ -356,6 +430,21 @@ def sparse_pass(
                     target_count += 1
                 total_loss += sample_weight[row] * value
                 weigh(K, g, sample_weight[row])
+                if K == 1:
+                    gk = g[0]
+                    if gk == 0.0:
+                        continue
+                    if dense:
+                        for j in range(d_x):
+                            x = X[row, j]
+                            if x * x != 0.0:
+                                coordinate_update(kind, j, x, gk, h0, gam0, ratio)
+                    else:
+                        for e in range(lo, hi):
+                            coordinate_update(kind, indices[e], data[e], gk, h0, gam0, ratio)
+                    if intercept:
+                        coordinate_update(kind, d_x, 1.0, gk, h0, gam0, ratio)
+                    continue
                 for k in range(K):
                     gk = g[k]
                     if gk == 0.0:
@@ -363,7 +452,7 @@ def sparse_pass(
                     if kind == DIAG:
                         for e in range(m):
                             j = idx[e]
-                            gamma[k, j] += gk * gk * (val[e] * ratio[e])
+                            gamma[k, j] += gk * gk * (val[e] * ratio[j])
                             H[k, j] -= gk * val[e]
                     else:
                         for e in range(m):
