@@ -507,17 +507,21 @@ def centered_pass(
     cdef int d = mean.shape[0]
     cdef int d_aug = d + (1 if fit_intercept else 0)
     cdef double* xrow = <double*> malloc((d + 1) * sizeof(double))
-    cdef double* xc = <double*> malloc((d + 1) * sizeof(double))
-    cdef double* s2c = <double*> malloc((d + 1) * sizeof(double))
-    cdef double* p = <double*> malloc(K * sizeof(double))
-    cdef double* g = <double*> malloc(K * sizeof(double))
+    # per feature: x̃/s̃², 1/(2α s̃²), the output-free part of the exponent, x̃²/s̃²
+    cdef double* ratio = <double*> malloc(4 * (d + 1) * sizeof(double))
+    cdef double* inv = ratio + (d + 1)
+    cdef double* base = ratio + 2 * (d + 1)
+    cdef double* lev = ratio + 3 * (d + 1)
+    cdef int* live = <int*> malloc((d + 1) * sizeof(int))
+    cdef double* p = <double*> malloc(2 * K * sizeof(double))
+    cdef double* g = p + K
     cdef Py_ssize_t row
-    cdef int j, k
-    cdef double x, delta, hc, E, E0, acc, offset, value, log_norm, two_alpha = 2.0 * alpha
-    cdef double log_alpha = log(alpha), inv_t
+    cdef int e, j, k, m
+    cdef double x, xc, r, delta, hc, E, E0, acc, offset, value, norm, gk
+    cdef double inv_two_alpha = 0.5 / alpha, log_alpha = log(alpha), inv_t
     cdef bint clipped
-    if xrow == NULL or xc == NULL or s2c == NULL or p == NULL or g == NULL:
-        free(xrow); free(xc); free(s2c); free(p); free(g)
+    if xrow == NULL or ratio == NULL or live == NULL or p == NULL:
+        free(xrow); free(ratio); free(live); free(p)
         raise MemoryError()
     try:
         with nogil:
@@ -529,45 +533,46 @@ def centered_pass(
                         xrow[j] = X[row, j]
                 else:
                     densify(indptr, indices, data, row, d, xrow)
+                m = 0
                 for j in range(d):
                     x = xrow[j]
                     delta = x - mean[j]
                     mean[j] += delta / t
                     m2[j] += delta * (x - mean[j])
                     sq[j] += x * x
-                    if m2[j] > CONSTANT_TOL * sq[j]:
-                        xc[j] = x - mean[j]
-                        s2c[j] = m2[j]
-                    else:
-                        xc[j] = 0.0
-                        s2c[j] = 1.0
-                log_norm = log(alpha * t * d_aug)
+                    xc = x - mean[j]
+                    if m2[j] > CONSTANT_TOL * sq[j] and xc != 0.0:
+                        r = 1.0 / m2[j]
+                        ratio[j] = xc * r
+                        inv[j] = inv_two_alpha * r
+                        base[j] = xc * xc * inv[j]
+                        lev[j] = xc * ratio[j]
+                        live[m] = j
+                        m += 1
+                norm = log(alpha * t * d_aug) if kind == ALG1 else log_alpha
                 clipped = False
                 for k in range(K):
                     acc = 0.0
-                    for j in range(d):
-                        if xc[j] == 0.0:
-                            continue
+                    for e in range(m):
+                        j = live[e]
                         hc = H[k, j] + G[k] * mean[j]
                         if kind == ALG1:
-                            E = (hc * hc + xc[j] * xc[j]) / (two_alpha * s2c[j])
+                            E = hc * hc * inv[j] + base[j]
                         else:
-                            E = (hc * hc / s2c[j] - gamma[k, j]) / two_alpha
+                            E = hc * hc * inv[j] - gamma[k, j] * inv_two_alpha
                         if E > max_exponent:
                             E = max_exponent
                             clipped = True
-                        E -= log_norm if kind == ALG1 else log_alpha
-                        acc += exp(E) * (hc / s2c[j]) * xc[j]
+                        acc += exp(E - norm) * hc * ratio[j]
                     if fit_intercept:
                         if kind == ALG1:
-                            E0 = (G[k] * G[k] + 1.0) * inv_t / two_alpha
+                            E0 = (G[k] * G[k] + 1.0) * inv_t * inv_two_alpha
                         else:
-                            E0 = (G[k] * G[k] * inv_t - gamma0[k]) / two_alpha
+                            E0 = (G[k] * G[k] * inv_t - gamma0[k]) * inv_two_alpha
                         if E0 > max_exponent:
                             E0 = max_exponent
                             clipped = True
-                        E0 -= log_norm if kind == ALG1 else log_alpha
-                        acc += exp(E0) * (-G[k] * inv_t)
+                        acc += exp(E0 - norm) * (-G[k] * inv_t)
                     p[k] = finite_prediction(acc)
                     predictions[row, k] = p[k]
                 if clipped:
@@ -580,17 +585,20 @@ def centered_pass(
                 total_loss += sample_weight[row] * value
                 weigh(K, g, sample_weight[row])
                 for k in range(K):
-                    if g[k] == 0.0:
+                    gk = g[k]
+                    if gk == 0.0:
                         continue
+                    if kind == DIAG:
+                        for e in range(m):
+                            j = live[e]
+                            gamma[k, j] += gk * gk * lev[j]
+                        if fit_intercept:
+                            gamma0[k] += gk * gk * inv_t
                     for j in range(d):
-                        if kind == DIAG and xc[j] != 0.0:
-                            gamma[k, j] += g[k] * g[k] * (xc[j] * xc[j] / s2c[j])
-                        H[k, j] -= g[k] * xrow[j]
-                    if kind == DIAG and fit_intercept:
-                        gamma0[k] += g[k] * g[k] * inv_t
-                    G[k] += g[k]
+                        H[k, j] -= gk * xrow[j]
+                    G[k] += gk
     finally:
-        free(xrow); free(xc); free(s2c); free(p); free(g)
+        free(xrow); free(ratio); free(live); free(p)
     return t, total_loss, n_clipped, target_sum, target_count
 
 
