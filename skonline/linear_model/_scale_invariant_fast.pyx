@@ -206,29 +206,107 @@ cdef inline double finite_prediction(double p) noexcept nogil:
 
 
 # ------------------------------------------------------------ row access
-cdef inline int gather_dense(const double[:, ::1] X, Py_ssize_t row, int d,
-                             int* idx, double* val) noexcept nogil:
-    """The entries of a dense row whose square is not 0 (as ``canonical_csr`` keeps)."""
-    cdef int j, m = 0
-    cdef double x
-    for j in range(d):
-        x = X[row, j]
-        if x * x != 0.0:
-            idx[m] = j
-            val[m] = x
-            m += 1
-    return m
+cdef class Rows:
+    """The rows of a pass: a C-contiguous float64 array, or the arrays of a canonical CSR matrix."""
+
+    cdef bint dense
+    cdef const double[:, ::1] X
+    cdef const long long[::1] indptr
+    cdef const int[::1] indices
+    cdef const double[::1] data
+
+    def __init__(self, bint dense, const double[:, ::1] X, const long long[::1] indptr,
+                 const int[::1] indices, const double[::1] data):
+        self.dense = dense
+        self.X = X
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+
+    cdef inline int gather(self, Py_ssize_t row, int d, int* idx, double* val) noexcept nogil:
+        """The entries of a row whose square is not 0 (as ``canonical_csr`` keeps)."""
+        cdef int j, m = 0
+        cdef long long e
+        cdef double x
+        if not self.dense:
+            for e in range(self.indptr[row], self.indptr[row + 1]):
+                idx[m] = self.indices[e]
+                val[m] = self.data[e]
+                m += 1
+            return m
+        for j in range(d):
+            x = self.X[row, j]
+            if x * x != 0.0:
+                idx[m] = j
+                val[m] = x
+                m += 1
+        return m
+
+    cdef inline void copy(self, Py_ssize_t row, int d, double* out) noexcept nogil:
+        """The row as ``d`` dense values."""
+        cdef long long e
+        cdef int j
+        if self.dense:
+            for j in range(d):
+                out[j] = self.X[row, j]
+            return
+        for j in range(d):
+            out[j] = 0.0
+        for e in range(self.indptr[row], self.indptr[row + 1]):
+            out[self.indices[e]] += self.data[e]
 
 
-cdef inline void densify(const long long[::1] indptr, const int[::1] indices,
-                         const double[::1] data, Py_ssize_t row, int d,
-                         double* out) noexcept nogil:
-    cdef long long e
-    cdef int j
-    for j in range(d):
-        out[j] = 0.0
-    for e in range(indptr[row], indptr[row + 1]):
-        out[indices[e]] += data[e]
+cdef class Stream:
+    """Targets, weights, loss and the running scalars of a pass.
+
+    ``learn`` does the bookkeeping every pass shares once a row's predictions
+    are made: the loss of ``p`` plus the running target mean
+    (``center_target``), the weighted loss sum, and the learner's
+    ``clip(c · g, −1, 1)``. ``result()`` returns
+    ``(t, total_loss, n_clipped, target_sum, target_count)``.
+    """
+
+    cdef const double[:, ::1] T
+    cdef const double[::1] sample_weight
+    cdef long long t
+    cdef double total_loss
+    cdef long long n_clipped
+    cdef double target_sum
+    cdef long long target_count
+    cdef bint center_target
+    cdef int loss
+    cdef object callable_loss
+    cdef double alpha
+    cdef double epsilon
+    cdef double max_exponent
+
+    def __init__(self, const double[:, ::1] T, const double[::1] sample_weight, running,
+                 bint center_target, int loss, callable_loss, double alpha, double epsilon,
+                 double max_exponent):
+        self.T = T
+        self.sample_weight = sample_weight
+        self.t, self.total_loss, self.n_clipped, self.target_sum, self.target_count = running
+        self.center_target = center_target
+        self.loss = loss
+        self.callable_loss = callable_loss
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.max_exponent = max_exponent
+
+    def result(self):
+        return self.t, self.total_loss, self.n_clipped, self.target_sum, self.target_count
+
+    cdef inline int learn(self, Py_ssize_t row, int K, double* p, double* g) except -1 nogil:
+        cdef double value = 0.0
+        cdef double offset = self.target_sum / self.target_count if self.target_count > 0 else 0.0
+        row_loss(self.loss, self.callable_loss, K, p, &self.T[row, 0], self.epsilon, offset, g,
+                 &value)
+        if self.center_target:
+            self.target_sum += self.T[row, 0]
+            self.target_count += 1
+        self.total_loss += self.sample_weight[row] * value
+        weigh(K, g, self.sample_weight[row])
+        return 0
 
 
 # ------------------------------------------------------- coordinate-wise pass
@@ -282,35 +360,24 @@ def sparse_pass(
     double[::1] n_nonzero,
     bint per_feature,
     bint intercept,
-    bint dense,
-    const double[:, ::1] X,
-    const long long[::1] indptr,
-    const int[::1] indices,
-    const double[::1] data,
-    const double[:, ::1] T,
-    const double[::1] sample_weight,
-    long long t,
-    double total_loss,
-    long long n_clipped,
-    double target_sum,
-    long long target_count,
-    bint center_target,
-    int loss,
-    object callable_loss,
-    double alpha,
-    double epsilon,
-    double max_exponent,
+    Rows rows,
+    Stream stream,
     double[:, ::1] predictions,
 ):
     """One ordered pass of Algorithm 1 (``kind = ALG1``) or diagonal Algorithm 2 (``DIAG``).
 
-    ``X`` is used when ``dense``, else the canonical CSR arrays; with
-    ``intercept`` the state has one more coordinate than ``X`` has columns,
-    the constant 1 (last). ``gamma`` is ``(K, d)`` for
-    ``DIAG``; ``n_nonzero`` has ``d`` entries with ``per_feature``.
-    Returns ``(t, total_loss, n_clipped, target_sum, target_count)``.
+    With ``intercept`` the state has one more coordinate than the rows have
+    columns, the constant 1 (last). ``gamma`` is ``(K, d)`` for ``DIAG``;
+    ``n_nonzero`` has ``d`` entries with ``per_feature``. The running
+    scalars are continued in ``stream``.
     """
-    cdef int n = T.shape[0]
+    cdef const double[:, ::1] X = rows.X
+    cdef const long long[::1] indptr = rows.indptr
+    cdef const int[::1] indices = rows.indices
+    cdef const double[::1] data = rows.data
+    cdef bint dense = rows.dense
+    cdef double alpha = stream.alpha, max_exponent = stream.max_exponent
+    cdef int n = stream.T.shape[0]
     cdef int K = H.shape[0]
     cdef int d = s2.shape[0]
     cdef int d_x = d - 1 if intercept else d
@@ -332,7 +399,7 @@ def sparse_pass(
     cdef Py_ssize_t row
     cdef int e, m, j, k
     cdef long long lo, hi
-    cdef double x, r, hk, E, acc, offset, value, row_norm, gk
+    cdef double x, r, hk, E, acc, row_norm, gk
     cdef double inv_two_alpha = 0.5 / alpha, log_alpha = log(alpha), log_alpha_d = log(alpha * d)
     cdef bint clipped
     if idx == NULL or val == NULL or p == NULL:
@@ -341,8 +408,8 @@ def sparse_pass(
     try:
         with nogil:
             for row in range(n):
-                t += 1
-                row_norm = log_alpha + log(<double> t * d) if kind == ALG1 else log_alpha
+                stream.t += 1
+                row_norm = log_alpha + log(<double> stream.t * d) if kind == ALG1 else log_alpha
                 clipped = False
                 if not dense:
                     lo = indptr[row]
@@ -374,13 +441,7 @@ def sparse_pass(
                     p[0] = finite_prediction(acc)
                     predictions[row, 0] = p[0]
                 else:
-                    if dense:
-                        m = gather_dense(X, row, d_x, idx, val)
-                    else:
-                        m = <int> (hi - lo)
-                        for e in range(m):
-                            idx[e] = indices[lo + e]
-                            val[e] = data[lo + e]
+                    m = rows.gather(row, d_x, idx, val)
                     if intercept:
                         idx[m] = d_x
                         val[m] = 1.0
@@ -422,14 +483,8 @@ def sparse_pass(
                         p[k] = finite_prediction(acc)
                         predictions[row, k] = p[k]
                 if clipped:
-                    n_clipped += 1
-                offset = target_sum / target_count if target_count > 0 else 0.0
-                row_loss(loss, callable_loss, K, p, &T[row, 0], epsilon, offset, g, &value)
-                if center_target:
-                    target_sum += T[row, 0]
-                    target_count += 1
-                total_loss += sample_weight[row] * value
-                weigh(K, g, sample_weight[row])
+                    stream.n_clipped += 1
+                stream.learn(row, K, p, g)
                 if K == 1:
                     gk = g[0]
                     if gk == 0.0:
@@ -459,7 +514,6 @@ def sparse_pass(
                             H[k, idx[e]] -= gk * val[e]
     finally:
         free(idx); free(val); free(p)
-    return t, total_loss, n_clipped, target_sum, target_count
 
 
 def centered_pass(
@@ -472,24 +526,8 @@ def centered_pass(
     double[:, ::1] gamma,
     double[::1] gamma0,
     bint fit_intercept,
-    bint dense,
-    const double[:, ::1] X,
-    const long long[::1] indptr,
-    const int[::1] indices,
-    const double[::1] data,
-    const double[:, ::1] T,
-    const double[::1] sample_weight,
-    long long t,
-    double total_loss,
-    long long n_clipped,
-    double target_sum,
-    long long target_count,
-    bint center_target,
-    int loss,
-    object callable_loss,
-    double alpha,
-    double epsilon,
-    double max_exponent,
+    Rows rows,
+    Stream stream,
     double[:, ::1] predictions,
 ):
     """Algorithm 1 (``ALG1``) or diagonal Algorithm 2 (``DIAG``) on running-mean-centred features.
@@ -502,7 +540,8 @@ def centered_pass(
     ``h = −G``); ``d`` counts it in Algorithm 1's ``1/(α t d)``. ``X`` holds
     the features only (no intercept column); CSR rows are densified.
     """
-    cdef int n = T.shape[0]
+    cdef double alpha = stream.alpha, max_exponent = stream.max_exponent
+    cdef int n = stream.T.shape[0]
     cdef int K = H.shape[0]
     cdef int d = mean.shape[0]
     cdef int d_aug = d + (1 if fit_intercept else 0)
@@ -517,7 +556,7 @@ def centered_pass(
     cdef double* g = p + K
     cdef Py_ssize_t row
     cdef int e, j, k, m
-    cdef double x, xc, r, delta, hc, E, E0, acc, offset, value, norm, gk
+    cdef double x, xc, r, delta, hc, E, E0, acc, norm, gk
     cdef double inv_two_alpha = 0.5 / alpha, log_alpha = log(alpha), inv_t
     cdef bint clipped
     if xrow == NULL or ratio == NULL or live == NULL or p == NULL:
@@ -526,18 +565,14 @@ def centered_pass(
     try:
         with nogil:
             for row in range(n):
-                t += 1
-                inv_t = 1.0 / <double> t
-                if dense:
-                    for j in range(d):
-                        xrow[j] = X[row, j]
-                else:
-                    densify(indptr, indices, data, row, d, xrow)
+                stream.t += 1
+                inv_t = 1.0 / <double> stream.t
+                rows.copy(row, d, xrow)
                 m = 0
                 for j in range(d):
                     x = xrow[j]
                     delta = x - mean[j]
-                    mean[j] += delta / t
+                    mean[j] += delta / stream.t
                     m2[j] += delta * (x - mean[j])
                     sq[j] += x * x
                     xc = x - mean[j]
@@ -549,7 +584,7 @@ def centered_pass(
                         lev[j] = xc * ratio[j]
                         live[m] = j
                         m += 1
-                norm = log(alpha * t * d_aug) if kind == ALG1 else log_alpha
+                norm = log(alpha * stream.t * d_aug) if kind == ALG1 else log_alpha
                 clipped = False
                 for k in range(K):
                     acc = 0.0
@@ -576,14 +611,8 @@ def centered_pass(
                     p[k] = finite_prediction(acc)
                     predictions[row, k] = p[k]
                 if clipped:
-                    n_clipped += 1
-                offset = target_sum / target_count if target_count > 0 else 0.0
-                row_loss(loss, callable_loss, K, p, &T[row, 0], epsilon, offset, g, &value)
-                if center_target:
-                    target_sum += T[row, 0]
-                    target_count += 1
-                total_loss += sample_weight[row] * value
-                weigh(K, g, sample_weight[row])
+                    stream.n_clipped += 1
+                stream.learn(row, K, p, g)
                 for k in range(K):
                     gk = g[k]
                     if gk == 0.0:
@@ -599,7 +628,6 @@ def centered_pass(
                     G[k] += gk
     finally:
         free(xrow); free(ratio); free(live); free(p)
-    return t, total_loss, n_clipped, target_sum, target_count
 
 
 # ------------------------------------------------------------------ full pass
@@ -619,24 +647,8 @@ def full_pass_qr(
     bint has_ref,
     bint intercept,
     long long rank,
-    bint dense,
-    const double[:, ::1] X,
-    const long long[::1] indptr,
-    const int[::1] indices,
-    const double[::1] data,
-    const double[:, ::1] T,
-    const double[::1] sample_weight,
-    long long t,
-    double total_loss,
-    long long n_clipped,
-    double target_sum,
-    long long target_count,
-    bint center_target,
-    int loss,
-    object callable_loss,
-    double alpha,
-    double epsilon,
-    double max_exponent,
+    Rows rows,
+    Stream stream,
     double rank_tol,
     double[:, ::1] predictions,
 ):
@@ -650,11 +662,13 @@ def full_pass_qr(
     predictions of Algorithm 2, that keeps ``R`` well scaled and makes the
     internal rows the same, up to one rounding, whatever the units of each
     feature (the same bits for power-of-two units). ``Z`` holds ``z_k = R⁻ᵀh_k``.
-    Returns ``(t, total_loss, n_clipped, target_sum, target_count, rank, has_ref,
-    spread)``, ``spread`` the largest ratio of the largest to the smallest
-    pivot ``|R_jj|`` after a row of the pass (a lower bound of ``κ(R)``).
+    The running scalars are continued in ``stream``. Returns ``(rank,
+    has_ref, spread)``, ``spread`` the largest ratio of the largest to the
+    smallest pivot ``|R_jj|`` after a row of the pass (a lower bound of
+    ``κ(R)``).
     """
-    cdef int n = T.shape[0]
+    cdef double alpha = stream.alpha, max_exponent = stream.max_exponent
+    cdef int n = stream.T.shape[0]
     cdef int K = Z.shape[0]
     cdef int d = R.shape[0]
     cdef int d_x = d - 1 if intercept else d
@@ -666,7 +680,7 @@ def full_pass_qr(
     cdef double* g = <double*> malloc(K * sizeof(double))
     cdef Py_ssize_t row
     cdef int j, k, first, inc = 1, length
-    cdef double c, s, tmp, gam, norm2, lev, q, E, offset, value, two_alpha = 2.0 * alpha
+    cdef double c, s, tmp, gam, norm2, lev, q, E, two_alpha = 2.0 * alpha
     cdef double log_alpha = log(alpha), r_min, r_max, r_abs, spread = 1.0
     cdef bint new_direction, clipped
     if x == NULL or v == NULL or rho == NULL or p == NULL or a == NULL or g == NULL:
@@ -675,12 +689,8 @@ def full_pass_qr(
     try:
         with nogil:
             for row in range(n):
-                t += 1
-                if dense:
-                    for j in range(d_x):
-                        x[j] = X[row, j]
-                else:
-                    densify(indptr, indices, data, row, d_x, x)
+                stream.t += 1
+                rows.copy(row, d_x, x)
                 if intercept:
                     if not has_ref:
                         for j in range(d_x):
@@ -765,14 +775,8 @@ def full_pass_qr(
                     p[k] = finite_prediction(exp(E - log_alpha) * a[k])
                     predictions[row, k] = p[k]
                 if clipped:
-                    n_clipped += 1
-                offset = target_sum / target_count if target_count > 0 else 0.0
-                row_loss(loss, callable_loss, K, p, &T[row, 0], epsilon, offset, g, &value)
-                if center_target:
-                    target_sum += T[row, 0]
-                    target_count += 1
-                total_loss += sample_weight[row] * value
-                weigh(K, g, sample_weight[row])
+                    stream.n_clipped += 1
+                stream.learn(row, K, p, g)
                 for k in range(K):
                     if g[k] == 0.0:
                         continue
@@ -781,7 +785,7 @@ def full_pass_qr(
                     gamma[k] += g[k] * g[k] * lev
     finally:
         free(x); free(v); free(rho); free(p); free(a); free(g)
-    return t, total_loss, n_clipped, target_sum, target_count, rank, has_ref, spread
+    return rank, has_ref, spread
 
 
 def compiled_loss(str name, double[::1] p, double[::1] y, double epsilon):

@@ -49,6 +49,8 @@ from ._scale_invariant_fast import (
     CALLABLE_LOSS,
     KIND_CODES,
     LOSS_CODES,
+    Rows,
+    Stream,
     centered_pass,
     full_pass_qr,
     sparse_pass,
@@ -285,7 +287,7 @@ _EMPTY_IDX = np.zeros(0, dtype=np.intc)
 
 
 def _rows(X):
-    """``(dense, X, indptr, indices, data)`` as the compiled passes read them.
+    """The rows as the compiled passes read them.
 
     Dense rows are read in place (C-contiguous float64; a copy only when the
     input is not); CSR rows are made canonical (summed duplicates, sorted
@@ -293,42 +295,52 @@ def _rows(X):
     """
     if sp.issparse(X):
         X = canonical_csr(X)
-        return (
+        return Rows(
             False,
             _EMPTY_2D,
             X.indptr.astype(np.int64, copy=False),
             X.indices.astype(np.intc, copy=False),
             X.data,
         )
-    return True, np.ascontiguousarray(X, dtype=np.float64), _EMPTY_PTR, _EMPTY_IDX, _EMPTY_1D
+    return Rows(True, np.ascontiguousarray(X, dtype=np.float64), _EMPTY_PTR, _EMPTY_IDX, _EMPTY_1D)
 
 
-def _loss_args(loss):
-    """``(code, callable)`` of a loss name or of a callable ``loss(p, y) -> (value, g)``."""
-    if callable(loss):
-        return CALLABLE_LOSS, loss
-    return LOSS_CODES[loss], None
+def _stream(state, T, sw, potential_width, loss, epsilon, center_target=False):
+    """Targets, weights, the loss and the state's running scalars, as the passes continue them.
 
-
-def _running(state):
-    """The scalar fields a compiled pass continues."""
-    return (
+    ``loss`` is a name of ``LOSS_CODES`` or a callable ``loss(p, y) -> (value, g)``.
+    """
+    running = (
         int(state.n_samples_seen),
         float(state.cumulative_loss),
         int(state.n_clipped),
         float(state.target_sum),
         int(state.target_count),
     )
+    code, function = (CALLABLE_LOSS, loss) if callable(loss) else (LOSS_CODES[loss], None)
+    return Stream(
+        np.ascontiguousarray(T, dtype=np.float64),
+        np.ascontiguousarray(sw, dtype=np.float64),
+        running,
+        bool(center_target),
+        code,
+        function,
+        float(potential_width),
+        float(epsilon),
+        MAX_EXPONENT,
+    )
 
 
-def _set_running(state, values):
+def _finish(state, stream):
+    """Copy a finished stream's running scalars into the new state."""
     (
         state.n_samples_seen,
         state.cumulative_loss,
         state.n_clipped,
         state.target_sum,
         state.target_count,
-    ) = values
+    ) = stream.result()
+    return state
 
 
 def _offset(state):
@@ -338,19 +350,13 @@ def _offset(state):
     return state.target_sum / state.target_count
 
 
-def _targets(T, sw):
-    return np.ascontiguousarray(T, dtype=np.float64), np.ascontiguousarray(sw, dtype=np.float64)
-
-
 # ------------------------------------------------------- coordinate-wise passes
-def _sparse_pass(kind, state, X, T, sw, *, potential_width, loss, epsilon, center_target):
+def _sparse_pass(kind, state, X, T, sw, *stream_params):
     state = _with_copies(state, "s2", "H", "gamma", "n_nonzero")
-    dense, Xd, indptr, indices, data = _rows(X)
-    T, sw = _targets(T, sw)
-    predictions = np.empty((T.shape[0], state.H.shape[0]))
-    code, function = _loss_args(loss)
+    stream = _stream(state, T, sw, *stream_params)
+    predictions = np.empty((len(sw), state.H.shape[0]))
     per_feature = state.n_nonzero is not None
-    running = sparse_pass(
+    sparse_pass(
         KIND_CODES[kind],
         state.s2,
         state.H,
@@ -358,24 +364,11 @@ def _sparse_pass(kind, state, X, T, sw, *, potential_width, loss, epsilon, cente
         state.n_nonzero if per_feature else _EMPTY_1D,
         per_feature,
         state.fit_intercept,
-        dense,
-        Xd,
-        indptr,
-        indices,
-        data,
-        T,
-        sw,
-        *_running(state),
-        bool(center_target),
-        code,
-        function,
-        float(potential_width),
-        float(epsilon),
-        MAX_EXPONENT,
+        _rows(X),
+        stream,
         predictions,
     )
-    _set_running(state, running)
-    return state, predictions
+    return _finish(state, stream), predictions
 
 
 def coordinate_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_target=False):
@@ -428,17 +421,8 @@ def coordinate_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_t
     predictions : ndarray of shape (n, K)
         ``ŷ_t`` of every row, made before its update (without the target mean).
     """
-    return _sparse_pass(
-        "coordinate",
-        state,
-        X,
-        T,
-        sw,
-        potential_width=potential_width,
-        loss=loss,
-        epsilon=epsilon,
-        center_target=center_target,
-    )
+    params = (potential_width, loss, epsilon, center_target)
+    return _sparse_pass("coordinate", state, X, T, sw, *params)
 
 
 def diagonal_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_target=False):
@@ -462,17 +446,8 @@ def diagonal_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_tar
     Parameters and returns as :func:`coordinate_pass` (``state.gamma`` is
     kept, ``potential_width ≥ 9/8``).
     """
-    return _sparse_pass(
-        "diagonal",
-        state,
-        X,
-        T,
-        sw,
-        potential_width=potential_width,
-        loss=loss,
-        epsilon=epsilon,
-        center_target=center_target,
-    )
+    params = (potential_width, loss, epsilon, center_target)
+    return _sparse_pass("diagonal", state, X, T, sw, *params)
 
 
 def centered_coordinate_pass(
@@ -494,12 +469,10 @@ def centered_coordinate_pass(
     parameters and returns as :func:`coordinate_pass`.
     """
     state = _with_copies(state, "mean", "m2", "s2", "H", "G", "gamma", "gamma0")
-    dense, Xd, indptr, indices, data = _rows(X)
-    T, sw = _targets(T, sw)
-    predictions = np.empty((T.shape[0], state.H.shape[0]))
-    code, function = _loss_args(loss)
+    stream = _stream(state, T, sw, potential_width, loss, epsilon, center_target)
+    predictions = np.empty((len(sw), state.H.shape[0]))
     diagonal = state.gamma is not None
-    running = centered_pass(
+    centered_pass(
         KIND_CODES["diagonal" if diagonal else "coordinate"],
         state.mean,
         state.m2,
@@ -509,24 +482,11 @@ def centered_coordinate_pass(
         state.gamma if diagonal else _EMPTY_2D,
         state.gamma0 if diagonal else _EMPTY_1D,
         state.fit_intercept,
-        dense,
-        Xd,
-        indptr,
-        indices,
-        data,
-        T,
-        sw,
-        *_running(state),
-        bool(center_target),
-        code,
-        function,
-        float(potential_width),
-        float(epsilon),
-        MAX_EXPONENT,
+        _rows(X),
+        stream,
         predictions,
     )
-    _set_running(state, running)
-    return state, predictions
+    return _finish(state, stream), predictions
 
 
 # ----------------------------------------------------------- read-outs (coordinate)
@@ -642,11 +602,9 @@ def full_pass(state, X, T, sw, *, potential_width, loss, epsilon, rank_tol, cent
         ``2e-4``); ``state`` is untouched.
     """
     state = _with_copies(state, "R", "Z", "gamma", "scale", "ref")
-    dense, Xd, indptr, indices, data = _rows(X)
-    T, sw = _targets(T, sw)
-    predictions = np.empty((T.shape[0], state.Z.shape[0]))
-    code, function = _loss_args(loss)
-    *running, rank, has_ref, spread = full_pass_qr(
+    stream = _stream(state, T, sw, potential_width, loss, epsilon, center_target)
+    predictions = np.empty((len(sw), state.Z.shape[0]))
+    rank, has_ref, spread = full_pass_qr(
         state.R,
         state.Z,
         state.gamma,
@@ -655,24 +613,12 @@ def full_pass(state, X, T, sw, *, potential_width, loss, epsilon, rank_tol, cent
         bool(state.has_ref),
         state.fit_intercept,
         int(state.rank),
-        dense,
-        Xd,
-        indptr,
-        indices,
-        data,
-        T,
-        sw,
-        *_running(state),
-        bool(center_target),
-        code,
-        function,
-        float(potential_width),
-        float(epsilon),
-        MAX_EXPONENT,
+        _rows(X),
+        stream,
         float(rank_tol),
         predictions,
     )
-    _set_running(state, running)
+    _finish(state, stream)
     state.rank, state.has_ref = int(rank), bool(has_ref)
     condition = max(spread, full_condition(state))
     if not condition <= MAX_CONDITION:

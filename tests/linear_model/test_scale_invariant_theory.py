@@ -722,16 +722,21 @@ def _comparators(X, Y, rng, n_random=200):
     return us
 
 
+def _recorded_run(kind, X, Y, alpha, adversarial, **kwargs):
+    """A kernel's pass with the gradients it was fed: ``(state, g, ŷ)``."""
+    gs = []
+    loss = _adversarial_loss(gs) if adversarial else _recording_logistic(gs)
+    state, preds = _run(kind, X, Y, alpha=alpha, loss=loss, **kwargs)
+    return state, np.array(gs), preds[:, 0]
+
+
 @pytest.mark.parametrize("adversarial", [False, True])
 @pytest.mark.parametrize("seed", range(3))
 def test_theorem_3_4_regret_bound(seed, adversarial):
     alpha = 1.5
     X, Y = _stream(1500, 5, 20 + seed, spread=3.0, zeros=0.2)
     X = np.hstack([X, np.ones((len(X), 1))])
-    gs = []
-    loss = _adversarial_loss(gs) if adversarial else _recording_logistic(gs)
-    _, preds = _run("coordinate", X, Y, alpha=alpha, loss=loss)
-    g, p = np.array(gs), preds[:, 0]
+    _, g, p = _recorded_run("coordinate", X, Y, alpha, adversarial)
     T, d = X.shape
     s = np.sqrt((X**2).sum(axis=0))
     online = np.logaddexp(0, -Y * p)
@@ -759,10 +764,7 @@ def test_theorem_4_5_corrected_regret_bound(adversarial, seed):
     alpha = 1.3
     X, Y = _stream(400, 4, 40 + seed, spread=3.0)
     X = np.hstack([X, np.ones((len(X), 1))])
-    gs = []
-    loss = _adversarial_loss(gs) if adversarial else _recording_logistic(gs)
-    state, preds = _run("full", X, Y, alpha=alpha, loss=loss)
-    g, p = np.array(gs), preds[:, 0]
+    state, g, p = _recorded_run("full", X, Y, alpha, adversarial)
     S = X.T @ X
     Sp = np.linalg.pinv(S, hermitian=True)
     h = -(g @ X)
@@ -792,10 +794,7 @@ def test_diagonal_regret_bound_is_theorem_4_5_per_coordinate(adversarial, seed):
     alpha = 1.3
     X, Y = _stream(1000, 5, 50 + seed, spread=3.0, zeros=0.2)
     X = np.hstack([X, np.ones((len(X), 1))])
-    gs = []
-    loss = _adversarial_loss(gs) if adversarial else _recording_logistic(gs)
-    state, preds = _run("diagonal", X, Y, alpha=alpha, loss=loss)
-    g, p = np.array(gs), preds[:, 0]
+    state, g, p = _recorded_run("diagonal", X, Y, alpha, adversarial)
     s = np.sqrt((X**2).sum(axis=0))
     gamma = state.gamma[0]
     online = np.logaddexp(0, -Y * p)
@@ -948,9 +947,7 @@ def test_per_feature_counter_regret_bound(seed):
     alpha = 1.5
     X, Y = _stream(1500, 5, 60 + seed, spread=3.0, zeros=0.6, late=True)
     X = np.hstack([X, np.ones((len(X), 1))])
-    gs = []
-    _, preds = _run("coordinate", X, Y, alpha=alpha, loss=_recording_logistic(gs), per_feature=True)
-    g, p = np.array(gs), preds[:, 0]
+    _, g, p = _recorded_run("coordinate", X, Y, alpha, False, per_feature=True)
     d = X.shape[1]
     s = np.sqrt((X**2).sum(axis=0))
     n_i = (X != 0).sum(axis=0)
