@@ -1,8 +1,10 @@
 """Scale-invariant online learners: ScaleInvariantClassifier and ScaleInvariantRegressor.
 
 Kotłowski, "Scale-Invariant Unconstrained Online Learning", ALT 2017:
-Algorithm 1 (coordinate-wise invariant, Sec. 3.2) and Algorithm 2 (invariant
-to every invertible linear map, Sec. 4.2). The passes, their states and
+Algorithm 1 (coordinate-wise invariant, Sec. 3.2), Algorithm 2 (invariant to
+every invertible linear map, Sec. 4.2) and Algorithm 2 run on each coordinate
+(the diagonal learner, an extension); ``variant="auto"`` picks Algorithm 2 or
+the diagonal learner by the width of the data. The passes, their states and
 read-outs are in :mod:`skonline.linear_model._scale_invariant_kernels`; the
 online linear mixins of :mod:`skonline.linear_model._linear` handle targets,
 classes, sample weights, epochs and read-outs; this module validates the
