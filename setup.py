@@ -23,6 +23,10 @@ EXTENSIONS = [
         "skonline.linear_model._son_fast",
         ["skonline/linear_model/_son_fast.pyx"],
     ),
+    Extension(
+        "skonline.linear_model._scale_invariant_fast",
+        ["skonline/linear_model/_scale_invariant_fast.pyx"],
+    ),
 ]
 
 for ext in EXTENSIONS:

@@ -171,7 +171,12 @@ def classification_methods():
                 loss="squared_error", alpha0=0.0, bound=1.0, scale_features=False
             ),
         ),
-        "SI (variant=full)": ("tuned", skonline.ScaleInvariantClassifier(variant="full")),
+        "SI (diagonal, center, multinomial)": (
+            "tuned",
+            skonline.ScaleInvariantClassifier(
+                variant="diagonal", center=True, multi_class="multinomial"
+            ),
+        ),
         "SGD + scaler": ("peer", ScaledModel(SGDClassifier(random_state=0))),
         "Perceptron + scaler": ("peer", ScaledModel(Perceptron(random_state=0))),
     }
@@ -194,7 +199,10 @@ def regression_methods():
                 center_target=False,
             ),
         ),
-        "SI (center_target)": ("tuned", skonline.ScaleInvariantRegressor(center_target=True)),
+        "SI (diagonal, center)": (
+            "tuned",
+            skonline.ScaleInvariantRegressor(variant="diagonal", center=True),
+        ),
         "SGD + scaler": ("peer", ScaledModel(SGDRegressor(random_state=0))),
     }
     if river_available():

@@ -69,13 +69,18 @@ _VARIANTS = [
     skonline.OnlineVarianceMinimizer(domain="simplex"),
     skonline.OnlineVarianceMinimizer(horizon=200, row_norm="clip", keep_history=True),
     AdaptiveSubsetHedge(learning_rate=3.0, fixed_share=0, sampler="systematic", keep_history=True),
-    skonline.ScaleInvariantClassifier(variant="full"),
-    skonline.ScaleInvariantClassifier(loss="hinge", time_counter="per_feature"),
-    skonline.ScaleInvariantClassifier(center=True, multi_class="multinomial"),
+    skonline.ScaleInvariantClassifier(variant="coordinate"),
+    skonline.ScaleInvariantClassifier(
+        variant="coordinate", loss="hinge", time_counter="per_feature"
+    ),
+    skonline.ScaleInvariantClassifier(variant="coordinate", center=True, multi_class="multinomial"),
+    skonline.ScaleInvariantClassifier(variant="diagonal", center=True),
     skonline.ScaleInvariantClassifier(variant="full", potential_width=9 / 8),
     skonline.ScaleInvariantRegressor(variant="full", loss="huber", epsilon=1.0),
-    skonline.ScaleInvariantRegressor(loss="epsilon_insensitive", center=True, center_target=True),
-    skonline.ScaleInvariantRegressor(time_counter="per_feature", potential_width=3.0),
+    skonline.ScaleInvariantRegressor(variant="diagonal", loss="epsilon_insensitive", center=True),
+    skonline.ScaleInvariantRegressor(
+        variant="coordinate", time_counter="per_feature", potential_width=3.0, center_target=False
+    ),
     skonline.SequentialPrincipalCurve(
         reward_estimator="bandit",
         max_memory=60,

@@ -1,8 +1,10 @@
 """Scale-invariant online learners: ScaleInvariantClassifier and ScaleInvariantRegressor.
 
 Kotłowski, "Scale-Invariant Unconstrained Online Learning", ALT 2017:
-Algorithm 1 (coordinate-wise invariant, Sec. 3.2) and Algorithm 2 (invariant
-to every invertible linear map, Sec. 4.2). The passes, their states and
+Algorithm 1 (coordinate-wise invariant, Sec. 3.2), Algorithm 2 (invariant to
+every invertible linear map, Sec. 4.2) and Algorithm 2 run on each coordinate
+(the diagonal learner, an extension); ``variant="auto"`` picks Algorithm 2 or
+the diagonal learner by the width of the data. The passes, their states and
 read-outs are in :mod:`skonline.linear_model._scale_invariant_kernels`; the
 online linear mixins of :mod:`skonline.linear_model._linear` handle targets,
 classes, sample weights, epochs and read-outs; this module validates the
@@ -16,12 +18,10 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
 from ..base import OnlineEstimator
-from ..utils._rows import canonical_csr
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
     OnlineLinearClassifierMixin,
@@ -31,10 +31,11 @@ from ._linear import (
 from ._scale_invariant_kernels import (
     MAX_EXPONENT,
     MIN_POTENTIAL_WIDTH,
+    centered_coordinate_pass,
     centered_readout,
-    coordinate_centered_pass,
     coordinate_pass,
     coordinate_readout,
+    diagonal_pass,
     full_pass,
     full_readout,
     init_state,
@@ -42,15 +43,32 @@ from ._scale_invariant_kernels import (
 
 __all__ = ["ScaleInvariantClassifier", "ScaleInvariantRegressor"]
 
-#: Widest input (intercept included) the full variant accepts: two d x d matrices.
+#: Widest input (intercept included) the full variant accepts: a d x d factor.
 MAX_FULL_FEATURES = 10_000
+#: ``variant="auto"`` runs the full variant up to this many coordinates (intercept
+#: included), the diagonal learner beyond (the user guide gives the measurements).
+AUTO_FULL_MAX = 128
 
 
-def _kind(variant, center):
-    """The pass of a parameter setting: "coordinate", "center" or "full"."""
+def resolve_variant(variant, n_features, fit_intercept):
+    """The learner of a ``variant`` parameter on ``n_features`` columns.
+
+    ``"auto"`` is ``"full"`` (Algorithm 2, ``O(d²)`` per row) while
+    ``n_features + fit_intercept <= AUTO_FULL_MAX``, and ``"diagonal"``
+    (``O(nnz)`` per row) beyond.
+    """
+    if variant != "auto":
+        return variant
+    return "full" if n_features + int(fit_intercept) <= AUTO_FULL_MAX else "diagonal"
+
+
+def _state_kind(variant, center):
+    """The pass of a resolved variant: "coordinate", "diagonal", their centred forms, "full"."""
     if variant == "full":
         return "full"
-    return "center" if center else "coordinate"
+    if center:
+        return "center_diagonal" if variant == "diagonal" else "center"
+    return variant
 
 
 class _BaseScaleInvariant(OnlineEstimator):
@@ -65,7 +83,7 @@ class _BaseScaleInvariant(OnlineEstimator):
     _zero_is_positive = False  # a decision of exactly 0 is classes_[0]
 
     _parameter_constraints: ClassVar[dict] = {
-        "variant": [StrOptions({"coordinate", "full"})],
+        "variant": [StrOptions({"auto", "coordinate", "diagonal", "full"})],
         "potential_width": [Interval(Real, MIN_POTENTIAL_WIDTH, None, closed="left")],
         "fit_intercept": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -88,104 +106,71 @@ class _BaseScaleInvariant(OnlineEstimator):
         return self.loss
 
     def _check_params_consistent(self, X):
-        if self.variant == "coordinate" and self.potential_width <= MIN_POTENTIAL_WIDTH:
+        if self._is_initialized():
+            variant = self._state.kind
+        else:
+            variant = resolve_variant(self.variant, X.shape[1], self.fit_intercept)
+        if variant == "coordinate" and self.potential_width <= MIN_POTENTIAL_WIDTH:
             raise ValueError(
                 "variant='coordinate' needs potential_width > 9/8 (got "
                 f"{self.potential_width}): its constant kappa = exp(1/(2(potential_width "
                 "- 9/8))) of Theorem 3.4 is infinite at 9/8."
             )
         d_aug = X.shape[1] + int(self.fit_intercept)
-        if self.variant == "full" and d_aug > MAX_FULL_FEATURES:
+        if variant == "full" and d_aug > MAX_FULL_FEATURES:
             raise ValueError(
-                f"variant='full' keeps two {d_aug} x {d_aug} matrices "
-                f"({2 * 8 * d_aug**2 / 1e9:.1f} GB) and costs O(n_features²) per row; "
-                f"it is limited to {MAX_FULL_FEATURES} features. Use variant='coordinate' "
+                f"variant='full' keeps a {d_aug} x {d_aug} factor "
+                f"({8 * d_aug**2 / 1e9:.1f} GB) and costs O(n_features²) per row; "
+                f"it is limited to {MAX_FULL_FEATURES} features. Use variant='diagonal' "
                 "(O(nnz) per row) for wide or sparse data."
             )
-        if self.center and self.variant != "coordinate":
-            raise ValueError("center=True is an option of variant='coordinate' only.")
-        if self.center and sp.issparse(X):
-            raise ValueError(
-                "center=True would densify sparse input (every centred value is non-zero); "
-                "pass a dense array or use center=False."
-            )
-        if self.center and self.time_counter != "global":
-            raise ValueError("center=True uses the global time counter (time_counter='global').")
-
-    @staticmethod
-    def _augment(X, frozen):
-        """The rows the pass expects: the constant intercept column appended (value 1)."""
-        fit_intercept = frozen["fit_intercept"]
-        kind = _kind(frozen["variant"], frozen["center"])
-        if kind == "coordinate":
-            X = canonical_csr(X)
-            if fit_intercept:
-                X = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr", dtype=np.float64)
-            return X
-        if sp.issparse(X):
-            X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-            X.sum_duplicates()
-        else:
-            X = np.ascontiguousarray(X, dtype=np.float64)
-        if kind == "center" or not fit_intercept:
-            return X
-        if sp.issparse(X):
-            return sp.hstack([X, np.ones((X.shape[0], 1))], format="csr", dtype=np.float64)
-        return np.hstack([X, np.ones((X.shape[0], 1))])
 
     # --------------------------------------------------------------- state
     def _init_state(self, X, y, **kwargs):
         classes = kwargs.get("classes")  # the classifier's; None for the regressor
         K = 1 if classes is None else self._n_outputs(classes)
-        return init_state(
-            _kind(self.variant, self.center),
+        variant = resolve_variant(self.variant, X.shape[1], self.fit_intercept)
+        state = init_state(
+            _state_kind(variant, self.center),
             X.shape[1],
             K,
             fit_intercept=bool(self.fit_intercept),
             per_feature=self.time_counter == "per_feature",
             classes=classes,
         )
+        state.kind = variant
+        return state
 
     def _linear_pass(self, state, X, T, sample_weight):
-        """One ordered pass of Algorithm 1, its centred form or Algorithm 2 over the rows."""
-        frozen = state.frozen
-        kind = _kind(frozen["variant"], frozen["center"])
-        width = float(frozen["potential_width"])
-        fit_intercept = bool(frozen["fit_intercept"])
+        """One ordered pass of the state's learner over the rows."""
+        width = float(state.frozen["potential_width"])
         common = {
             "potential_width": width,
             "loss": self._kernel_loss(state),
             "epsilon": self._epsilon(),
-            "center_target": bool(frozen.get("center_target", False)),
+            "center_target": bool(state.frozen.get("center_target", False)),
         }
-        Xa = self._augment(X, frozen)
+        kind = _state_kind(state.kind, state.frozen["center"])
         if kind == "full":
             try:
                 new, predictions = full_pass(
-                    state, Xa, T, sample_weight, rank_tol=float(self.rank_tol), **common
+                    state, X, T, sample_weight, rank_tol=float(self.rank_tol), **common
                 )
             except FloatingPointError as err:
                 raise FloatingPointError(
                     f"variant='full' cannot process this batch: {err} This happens when the "
-                    "rows' norms span many orders of magnitude (see the user guide). The "
-                    "batch was not applied and the estimator is as it was before the call; "
-                    "variant='coordinate' has no such limit."
+                    "rows span too many orders of magnitude along some direction (see the "
+                    "user guide). The batch was not applied and the estimator is as it was "
+                    "before the call; variant='diagonal' has no such limit."
                 ) from err
-            new.coef, new.intercept = full_readout(
-                new, potential_width=width, fit_intercept=fit_intercept
-            )
-        elif kind == "center":
-            new, predictions = coordinate_centered_pass(
-                state, Xa, T, sample_weight, fit_intercept=fit_intercept, **common
-            )
-            new.coef, new.intercept = centered_readout(
-                new, potential_width=width, fit_intercept=fit_intercept
-            )
+            new.coef, new.intercept = full_readout(new, potential_width=width)
+        elif kind in ("center", "center_diagonal"):
+            new, predictions = centered_coordinate_pass(state, X, T, sample_weight, **common)
+            new.coef, new.intercept = centered_readout(new, potential_width=width)
         else:
-            new, predictions = coordinate_pass(state, Xa, T, sample_weight, **common)
-            new.coef, new.intercept = coordinate_readout(
-                new, potential_width=width, fit_intercept=fit_intercept
-            )
+            run = diagonal_pass if kind == "diagonal" else coordinate_pass
+            new, predictions = run(state, X, T, sample_weight, **common)
+            new.coef, new.intercept = coordinate_readout(new, potential_width=width)
         if new.n_clipped > state.n_clipped:
             warnings.warn(
                 f"the potential's exponent exceeded {MAX_EXPONENT:g} on "
@@ -202,19 +187,32 @@ class _BaseScaleInvariant(OnlineEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = not self.center  # centring would densify sparse rows
+        tags.input_tags.sparse = True  # CSR rows: O(nnz) uncentred, densified row by row otherwise
         return tags
+
+    @property
+    def variant_(self):
+        """The learner in use: ``"coordinate"``, ``"diagonal"`` or ``"full"``.
+
+        ``variant="auto"`` is resolved at the first call.
+        """
+        return self._fitted_state().kind
 
 
 _VARIANT_DOC = """\
-    variant : {"coordinate", "full"}, default="coordinate"
+    variant : {"auto", "coordinate", "diagonal", "full"}, default="auto"
+        The learner. ``"full"``: Algorithm 2, invariant to every invertible
+        linear map of the features (every invertible affine map with
+        ``fit_intercept=True``: standardisation, whitening, change of units
+        or origin), ``O(n_features²)`` time and memory per row.
         ``"coordinate"``: Algorithm 1, invariant to per-feature rescaling
-        ``x_i → a_i x_i`` (any ``a_i ≠ 0``), ``O(nnz)`` time per row on CSR
-        input and ``O(n_features)`` memory. ``"full"``: Algorithm 2,
-        invariant to every invertible linear map of the features (every
-        invertible affine map with ``fit_intercept=True``: standardisation,
-        whitening, change of units or origin), ``O(n_features²)`` time and
-        memory per row.
+        ``x_i → a_i x_i`` (any ``a_i ≠ 0``), ``O(nnz)`` time per row and
+        ``O(n_features)`` memory. ``"diagonal"`` (extension): Algorithm 2
+        run on each coordinate alone, with the invariance and the cost of
+        Algorithm 1 but the potential of Algorithm 2, which lets the weights
+        grow from the first rows. ``"auto"``: ``"full"`` up to 128
+        coordinates (intercept included), ``"diagonal"`` beyond; the
+        resolved learner is ``variant_``.
 """
 
 _WIDTH_DOC = """\
@@ -223,8 +221,8 @@ _WIDTH_DOC = """\
         ``exp(h²/(2α s²))`` (not a regularisation strength). The coordinate
         variant needs ``potential_width > 9/8`` (the constant
         ``κ = exp(1/(2(α − 9/8)))`` of Theorem 3.4 is infinite at 9/8), the
-        full variant ``potential_width >= 9/8`` (Lemma 4.3). Larger values
-        give smaller, more cautious weights.
+        full and diagonal variants ``potential_width >= 9/8`` (Lemma 4.3).
+        Larger values give smaller, more cautious weights.
 
     fit_intercept : bool, default=True
         Append a constant feature, an ordinary coordinate of the algorithm
@@ -248,20 +246,23 @@ _COUNTER_DOC = """\
         Coordinate variant: ``t`` in the ``1/(α t d)`` of eq. 5 counts every
         row (the paper) or, ``"per_feature"`` (extension), the rows in which
         the feature was non-zero — a never-worse bound; rare sparse features
-        are not damped by ``1/t`` and all-zero rows have no effect.
+        are not damped by ``1/t`` and all-zero rows have no effect. The
+        other variants have no such counter.
 
     center : bool, default=False
-        Coordinate variant, dense input only (extension, no regret
-        guarantee): centre each feature at its running mean, computed
-        retroactively from running sums, which makes the predictions
-        invariant to per-feature affine maps ``x_i → a_i x_i + b_i``. The
-        paper's algorithm (``False``) is not shift invariant; the user guide
-        compares both on uncentred data.
+        Coordinate and diagonal variants (extension, no regret guarantee):
+        centre each feature at its running mean, computed retroactively from
+        running sums, which makes the predictions invariant to per-feature
+        affine maps ``x_i → a_i x_i + b_i``. It costs ``O(n_features)`` per
+        row whatever the sparsity (CSR rows are densified). The full variant
+        with an intercept is affine invariant already and ignores it.
 
-    rank_tol : float, default=1e-10
-        Full variant: a row is a new direction when the squared norm of its
-        part outside the span of the rows seen exceeds ``rank_tol`` times
-        its squared norm (in equilibrated coordinates).
+    rank_tol : float, default=1e-20
+        Full variant: a row adds a direction to the span of the rows seen
+        when its part outside that span (measured on the factor ``R``)
+        exceeds ``rank_tol`` times its squared norm (in internal
+        coordinates); a smaller part is rounding and is dropped. This is
+        the rank test of the pseudo-inverse.
 
     warm_start : bool, default=False
         :meth:`fit` continues from the current state instead of resetting.
@@ -279,6 +280,10 @@ _ATTRS_DOC = """\
 
     n_iter_ : int
         Passes made by the last :meth:`fit` (1 after ``partial_fit``).
+
+    variant_ : str
+        The learner in use: ``"coordinate"``, ``"diagonal"`` or ``"full"``
+        (``variant="auto"`` resolved at the first call).
 
     n_features_in_ : int
         Number of features seen during the first call.
@@ -301,12 +306,15 @@ _NOTES_DOC = """\
     losses, exactly as a weight of 1), and any weight, however large, leaves
     the weights as finite as unit weights do. A weight of 0 skips the row.
 
-    The full variant divides each feature by a power of two fixed at its
-    first non-zero value (exact, invisible in the predictions) so that the
-    pseudo-inverse stays accurate on badly scaled data. Rows whose norms
-    span many orders of magnitude still make ``S`` too ill-conditioned for
-    float64: the full variant then raises ``FloatingPointError`` and leaves
-    the estimator unchanged (measurements in the user guide).
+    The full variant keeps the triangular factor ``R`` of the data matrix
+    (``S = RᵀR``, updated by Givens rotations), in coordinates shifted to
+    the first row (with an intercept) and divided by a power of two per
+    feature: both maps are exact no-ops for the predictions of Algorithm 2
+    and keep ``R`` well scaled. Its predictions agree with those on
+    standardised data to a relative error of about ``κ · eps``, ``κ`` the
+    condition number of the data matrix in those coordinates; when ``κ``
+    exceeds ``1e12`` it raises ``FloatingPointError`` and leaves the
+    estimator unchanged (measurements in the user guide).
 """
 
 
@@ -319,29 +327,36 @@ def _has_proba(estimator):
 class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinearClassifierMixin):
     __doc__ = f"""Scale-invariant online linear classifier with no learning rate.
 
-    Kotłowski (2017): Algorithm 1 (``variant="coordinate"``, eq. 5) or
-    Algorithm 2 (``variant="full"``, eq. 7) on the logistic or hinge loss;
-    binary, or multiclass one-vs-rest with the feature statistics shared by
-    the classes. Predictions do not change when the features are rescaled
-    (``"coordinate"``) or transformed by any invertible affine map
+    Kotłowski (2017): Algorithm 2 (``variant="full"``, eq. 7), Algorithm 1
+    (``variant="coordinate"``, eq. 5) or Algorithm 2 run on each coordinate
+    alone (``variant="diagonal"``, an extension) on the logistic or hinge
+    loss; binary, or multiclass one-vs-rest with the feature statistics
+    shared by the classes. Predictions do not change when the features are
+    rescaled (every variant) or transformed by any invertible affine map
     (``"full"`` with an intercept), so no ``StandardScaler`` is needed in
-    front, even on a stream whose scale is unknown in advance.
+    front, even on a stream whose scale is unknown in advance. The default,
+    ``variant="auto"``, runs ``"full"`` on up to 128 coordinates and
+    ``"diagonal"`` beyond (measurements in the user guide).
 
-    Per row: ``O(K · nnz)`` time for ``"coordinate"`` (CSR input updates
-    only the non-zero coordinates) and ``O(n_features² + K · n_features)``
-    for ``"full"`` (rank-one updates of the pseudo-inverse of
-    ``S = Σ x xᵀ``, Appendix E); memory ``O(K · n_features)`` and
-    ``O(n_features² + K · n_features)``, constant in the number of rows.
+    Per row: ``O(n_features² + K · n_features)`` time for ``"full"`` (Givens
+    rotations of the triangular factor of the data matrix) and
+    ``O(K · nnz)`` for ``"coordinate"`` and ``"diagonal"`` (only the
+    non-zero coordinates of a row are touched); memory
+    ``O(n_features² + K · n_features)`` and ``O(K · n_features)``, constant
+    in the number of rows.
 
     Guarantees, for every comparator ``u`` and every sequence (per output;
     ``α = potential_width``, ``s_i² = Σ_t x_{{t,i}}²``, ``S = Σ_t x_t x_tᵀ``,
-    ``Γ_T = Σ_t g_t² x_tᵀS_t⁺x_t``):
+    ``Γ_T = Σ_t g_t² x_tᵀS_t⁺x_t``, ``Γ_i = Σ_t g_t² x_{{t,i}}²/s_{{t,i}}²``):
+
+        full (Thm 4.5, corrected, ``α ≥ 9/8``):
+        ``regret_T(u) ≤ ‖u‖_S sqrt(α log(1 + α‖u‖_S²) + Γ_T) + 1``
 
         coordinate (Thm 3.4, ``α > 9/8``, ``κ(α) = exp(1/(2(α − 9/8)))``):
         ``regret_T(u) ≤ Σ_i |u_i| s_i sqrt(α log(1 + α d² T² u_i² s_i²)) + κ(α)(1 + log T)``
 
-        full (Thm 4.5, corrected, ``α ≥ 9/8``):
-        ``regret_T(u) ≤ ‖u‖_S sqrt(α log(1 + α‖u‖_S²) + Γ_T) + 1``
+        diagonal (Thm 4.5 per coordinate, ``α ≥ 9/8``):
+        ``regret_T(u) ≤ Σ_i |u_i| s_i sqrt(α log(1 + α u_i² s_i²) + Γ_i) + d``
 
     Corrected errata: Γ inside the ``1/(2α)`` of Algorithm 2's potential
     and ``+ψ_T`` in Lemma 4.3, ``g_t²`` in ``Γ_T`` and ``+ Γ_T`` (not
@@ -421,7 +436,7 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
 
     def __init__(
         self,
-        variant="coordinate",
+        variant="auto",
         *,
         loss="log_loss",
         potential_width=1.5,
@@ -432,7 +447,7 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
         multi_class="ovr",
         time_counter="global",
         center=False,
-        rank_tol=1e-10,
+        rank_tol=1e-20,
         warm_start=False,
     ):
         self.variant = variant
@@ -506,18 +521,21 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
 class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearRegressorMixin):
     __doc__ = f"""Scale-invariant online linear regression with no learning rate.
 
-    Kotłowski (2017), Algorithm 1 (``variant="coordinate"``) or Algorithm 2
-    (``variant="full"``) on a Lipschitz loss: the absolute error, the
+    Kotłowski (2017): the learners of :class:`ScaleInvariantClassifier`
+    (``variant="auto"``: Algorithm 2 on up to 128 coordinates, Algorithm 2
+    per coordinate beyond) on a Lipschitz loss: the absolute error, the
     epsilon-insensitive loss or the Huber loss (fed ``g / epsilon``, its
     Lipschitz constant). The unclipped squared loss is not offered: its
     derivative is unbounded and the exponential potential diverges.
 
     Invariant in ``X`` (like :class:`ScaleInvariantClassifier`), **not** in
-    ``y``: predictions start at 0 and must grow to the scale of the
-    targets. For targets far from 0 use ``center_target=True`` (extension)
-    or a ``TransformedTargetRegressor``. Per-row cost, memory, guarantees
-    and errata as in :class:`ScaleInvariantClassifier` (the bounds are on
-    the loss divided by its Lipschitz constant).
+    ``y``: the learners' predictions start at 0 and must grow to the scale
+    of the targets. By default (``center_target=True``) the regressor
+    predicts the running mean of the targets plus the learner's prediction
+    and the learner learns the residual; ``center_target=False`` is the
+    paper's setting. Per-row cost, memory, guarantees and errata as in
+    :class:`ScaleInvariantClassifier` (the bounds are on the loss divided
+    by its Lipschitz constant, of the residual with ``center_target``).
 
     Read more in the :ref:`User Guide <scale_invariant>`.
 
@@ -532,9 +550,10 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
         threshold of the Huber loss (``"huber"``, which needs
         ``epsilon > 0``), in target units.
 
-    center_target : bool, default=False
-        Extension: predict the running mean of the targets plus ``xᵀw``
-        (``mean(y_<t) + xᵀw``) and learn on the residual.
+    center_target : bool, default=True
+        Predict the running mean of the targets plus ``xᵀw``
+        (``mean(y_<t) + xᵀw``) and learn on the residual (an extension);
+        ``False`` is the paper's setting, whose predictions start at 0.
 
 {_WIDTH_DOC}
 {_COUNTER_DOC}
@@ -585,11 +604,11 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
 
     def __init__(
         self,
-        variant="coordinate",
+        variant="auto",
         *,
         loss="absolute_error",
         epsilon=0.1,
-        center_target=False,
+        center_target=True,
         potential_width=1.5,
         fit_intercept=True,
         max_iter=1,
@@ -597,7 +616,7 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
         random_state=None,
         time_counter="global",
         center=False,
-        rank_tol=1e-10,
+        rank_tol=1e-20,
         warm_start=False,
     ):
         self.variant = variant

@@ -2,16 +2,22 @@
 
 Kotłowski, "Scale-Invariant Unconstrained Online Learning", ALT 2017:
 Algorithm 1 (coordinate-wise invariant, Sec. 3.2, eq. 5) and Algorithm 2
-(invariant to every invertible linear map, Sec. 4.2, eq. 7, with the
-rank-one pseudo-inverse updates of Appendix E), plus the running-mean
-centred form of Algorithm 1 (an extension). Both algorithms predict
-``ŷ_t = x_tᵀw_t`` with weights in the units of ``1/x`` and no learning rate;
-the loss enters only through its derivative ``g_t``, ``|g_t| ≤ 1``.
+(invariant to every invertible linear map, Sec. 4.2, eq. 7), plus two
+extensions: Algorithm 2 run on each coordinate alone (the *diagonal*
+learner: ``S`` replaced by its diagonal, Theorem 4.5 per coordinate) and the
+running-mean centred forms of the coordinate-wise learners. Every learner
+predicts ``ŷ_t = x_tᵀw_t`` with weights in the units of ``1/x`` and no
+learning rate; the loss enters only through its derivative ``g_t``,
+``|g_t| ≤ 1``.
 
-Every pass is pure: ``new_state, predictions = kernel(state, X, T, sw, ...)``
-copies what it changes and never writes into ``state`` or ``X``. The passes
-know nothing of scikit-learn: rows arrive validated, with the intercept
-column appended, and targets ``T`` of shape (n, K).
+The row loops are compiled (``_scale_invariant_fast.pyx``); the textbook
+transcriptions of the paper's pseudo-code are in the tests and are the
+reference. Every pass here is pure: ``new_state, predictions = kernel(state,
+X, T, sw, ...)`` copies the arrays the compiled loop writes into and never
+writes into ``state`` or ``X``. The passes know nothing of scikit-learn: rows
+arrive validated, **without** the intercept column (the states say whether
+there is one: a constant coordinate 1, last), with targets ``T`` of shape
+(n, K).
 
 Sample weights. A weight ``c`` multiplies the row's loss. The theory needs
 a 1-Lipschitz loss, so the learner is fed ``clip(c · g, −1, 1)``: the
@@ -35,28 +41,37 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import lapack, solve_triangular
 
-from ..utils._rank_one import pinv_rank_one_update
+from ..utils._rows import canonical_csr
 from ._linear import LinearState
-from ._losses import loss_and_derivative, loss_and_derivatives
+from ._scale_invariant_fast import (
+    CALLABLE_LOSS,
+    KIND_CODES,
+    LOSS_CODES,
+    Rows,
+    Stream,
+    centered_pass,
+    full_pass_qr,
+    sparse_pass,
+)
 
 __all__ = [
+    "MAX_CONDITION",
     "MAX_EXPONENT",
     "MIN_POTENTIAL_WIDTH",
-    "REFRESH_EVERY",
     "CenteredState",
     "CoordinateState",
     "FullState",
     "ScaleInvariantState",
+    "centered_coordinate_pass",
     "centered_readout",
-    "coordinate_centered_pass",
     "coordinate_pass",
     "coordinate_readout",
+    "diagonal_pass",
     "full_pass",
     "full_readout",
     "init_state",
-    "loss_and_gradient",
-    "scalar_loss_and_gradient",
 ]
 
 #: ``α₀`` of Lemma A.1 (``x + e^{−x} ≤ e^{α₀x²/2}`` for every real ``x``): the
@@ -64,16 +79,16 @@ __all__ = [
 MIN_POTENTIAL_WIDTH = 9.0 / 8.0
 #: Largest exponent of the potential; beyond it the weights are clipped (with a warning).
 MAX_EXPONENT = 700.0
-#: Predictions are clipped to this magnitude before the loss derivative.
-MAX_PREDICTION = 1e300
-#: Rows after which the full variant recomputes ``q = hᵀS⁺h`` exactly (drift control).
-REFRESH_EVERY = 1000
+#: Largest condition number of the full variant's factor ``R`` (``κ(X)``, the
+#: square root of ``κ(S)``) with which a pass is accepted: the predictions then
+#: carry a relative error of about ``κ · eps`` (``2e-4`` at this bound).
+MAX_CONDITION = 1e12
 
 
 # ------------------------------------------------------------------ states
 @dataclass(kw_only=True, eq=False)
 class ScaleInvariantState(LinearState):
-    """Fields shared by the states of the three passes.
+    """Fields shared by the states of the passes.
 
     ``n_samples_seen`` is the paper's trial counter ``t`` and
     ``cumulative_loss`` the sum of the weighted losses of the online
@@ -81,9 +96,11 @@ class ScaleInvariantState(LinearState):
 
     Attributes
     ----------
-    H : ndarray of shape (K, d)
-        ``h = −Σ_t g_t x_t`` of each output (internal coordinates, intercept
-        column last when there is one).
+    kind : str
+        The learner: ``"coordinate"`` (Algorithm 1), ``"diagonal"`` or
+        ``"full"`` (Algorithm 2).
+    fit_intercept : bool
+        Whether the learner has a constant coordinate 1 (last).
     coef : ndarray of shape (K, n_features)
         Read-out: linearised weights of the next trial, in raw feature units.
     intercept : ndarray of shape (K,)
@@ -94,7 +111,8 @@ class ScaleInvariantState(LinearState):
         Running sum and count of the targets (``center_target`` only).
     """
 
-    H: np.ndarray
+    kind: str = "coordinate"
+    fit_intercept: bool = True
     coef: np.ndarray
     intercept: np.ndarray
     n_clipped: int = 0
@@ -104,24 +122,34 @@ class ScaleInvariantState(LinearState):
 
 @dataclass(kw_only=True, eq=False)
 class CoordinateState(ScaleInvariantState):
-    """State of Algorithm 1.
+    """State of Algorithm 1 or of the diagonal learner (``gamma`` kept).
 
     Attributes
     ----------
     s2 : ndarray of shape (d,)
-        ``s_i² = Σ_t x_{t,i}²``.
+        ``s_i² = Σ_t x_{t,i}²`` (``d`` counts the constant coordinate).
+    H : ndarray of shape (K, d)
+        ``h = −Σ_t g_t x_t`` of each output.
+    gamma : ndarray of shape (K, d) or None
+        Diagonal learner: ``Γ_i = Σ_t g_t² x_{t,i}²/s_{t,i}²`` of each output
+        and coordinate; ``None`` for Algorithm 1.
     n_nonzero : ndarray of shape (d,) or None
-        Rows in which each coordinate was non-zero (the per-feature time
-        counter); ``None`` with the paper's global counter.
+        Algorithm 1 with the per-feature time counter: rows in which each
+        coordinate was non-zero; ``None`` with the paper's global counter.
     """
 
     s2: np.ndarray
+    H: np.ndarray
+    gamma: np.ndarray | None = None
     n_nonzero: np.ndarray | None = None
 
 
 @dataclass(kw_only=True, eq=False)
 class CenteredState(ScaleInvariantState):
-    """State of Algorithm 1 on features centred at their running mean (no intercept column).
+    """State of a coordinate-wise learner on features centred at their running mean.
+
+    The constant coordinate is not centred: its statistics are ``s² = t`` and
+    ``h = −G``.
 
     Attributes
     ----------
@@ -131,142 +159,188 @@ class CenteredState(ScaleInvariantState):
         Welford sum of squared deviations from the running mean.
     s2 : ndarray of shape (n_features,)
         ``Σ_t x_{t,i}²`` (the reference of the "constant so far" test).
+    H : ndarray of shape (K, n_features)
+        ``−Σ_t g_t x_t`` (raw rows) of each output.
     G : ndarray of shape (K,)
         ``Σ_t g_t`` of each output.
+    gamma : ndarray of shape (K, n_features) or None
+        Diagonal learner: ``Σ_t g_t² x̃_{t,i}²/s̃_{t,i}²`` (at the mean of the
+        time); ``None`` for Algorithm 1.
+    gamma0 : ndarray of shape (K,) or None
+        Diagonal learner: ``Σ_t g_t²/t``, the ``Γ`` of the constant coordinate.
     """
 
     mean: np.ndarray
     m2: np.ndarray
     s2: np.ndarray
+    H: np.ndarray
     G: np.ndarray
+    gamma: np.ndarray | None = None
+    gamma0: np.ndarray | None = None
 
 
 @dataclass(kw_only=True, eq=False)
 class FullState(ScaleInvariantState):
-    """State of Algorithm 2, in equilibrated coordinates.
+    """State of Algorithm 2: the triangular factor of the data matrix, in internal coordinates.
+
+    Internal coordinates: with an intercept, each feature minus its value in
+    the first row seen (``ref``); then each coordinate divided by the power
+    of two of its first non-zero value (``scale``). Both maps are fixed once
+    set and invertible (affine, with the constant coordinate), so they do not
+    change the predictions of Algorithm 2; they keep ``R`` well scaled.
 
     Attributes
     ----------
-    Sp : ndarray of shape (d, d)
-        ``S⁺``, the pseudo-inverse of ``S = Σ_t x_t x_tᵀ``.
-    P : ndarray of shape (d, d) or None
-        Projector onto the range of ``S``; ``None`` once the rank is full.
-    rank : int
-        Rank of ``S``.
-    scale : ndarray of shape (d,)
-        Power-of-two scale of each feature (0 until its first non-zero value).
+    R : ndarray of shape (d, d)
+        Upper triangular, ``RᵀR = S = Σ_t x_t x_tᵀ``; its rows are zero or
+        have a non-zero diagonal entry (``rank`` of them).
+    Z : ndarray of shape (K, d)
+        ``z_k = R⁻ᵀh_k`` (zero on the zero rows of ``R``): ``h_kᵀS⁺h_k = ‖z_k‖²``.
     gamma : ndarray of shape (K,)
         ``Γ = Σ_t g_t² x_tᵀS_t⁺x_t`` of each output.
-    q : ndarray of shape (K,)
-        ``hᵀS⁺h`` of each output, kept by recurrence.
+    scale : ndarray of shape (d,)
+        First non-zero value of each coordinate (0 until it is seen): the unit it is measured in.
+    ref : ndarray of shape (n_features,)
+        The first row seen (with an intercept), the origin of the internal coordinates.
+    has_ref : bool
+        Whether ``ref`` is set.
+    rank : int
+        Rank of ``S``.
     """
 
-    Sp: np.ndarray
-    P: np.ndarray | None
-    rank: int = 0
-    scale: np.ndarray
+    R: np.ndarray
+    Z: np.ndarray
     gamma: np.ndarray
-    q: np.ndarray
+    scale: np.ndarray
+    ref: np.ndarray
+    has_ref: bool = False
+    rank: int = 0
+
+    def q(self):
+        """``h_kᵀS⁺h_k = ‖z_k‖²`` of each output."""
+        return np.einsum("kd,kd->k", self.Z, self.Z)
 
 
 def init_state(kind, n_features, n_outputs, *, fit_intercept=True, per_feature=False, **fields):
-    """The empty state of a pass: ``kind`` in {"coordinate", "center", "full"}.
+    """The empty state of a pass.
 
-    ``n_features`` excludes the intercept column, which the coordinate and
-    full passes receive as an ordinary last column when ``fit_intercept``
-    (the centred pass handles the intercept itself). ``fields`` are further
+    ``kind`` is ``"coordinate"`` (Algorithm 1), ``"diagonal"``, their centred
+    forms ``"center"`` and ``"center_diagonal"``, or ``"full"``
+    (Algorithm 2). ``n_features`` excludes the constant coordinate, which
+    ``fit_intercept`` adds. ``fields`` are further
     :class:`~skonline.linear_model._linear.LinearState` fields (``classes``).
     """
     K, d = n_outputs, n_features
     d_aug = d + int(fit_intercept)
-    readout = {"coef": np.zeros((K, d)), "intercept": np.zeros(K), **fields}
+    common = {
+        "coef": np.zeros((K, d)),
+        "intercept": np.zeros(K),
+        "fit_intercept": bool(fit_intercept),
+        **fields,
+    }
+    common["kind"] = (
+        "full" if kind == "full" else ("diagonal" if "diagonal" in kind else "coordinate")
+    )
     if kind == "full":
         return FullState(
-            Sp=np.zeros((d_aug, d_aug)),
-            P=np.zeros((d_aug, d_aug)),
-            scale=np.zeros(d_aug),
-            H=np.zeros((K, d_aug)),
+            R=np.zeros((d_aug, d_aug)),
+            Z=np.zeros((K, d_aug)),
             gamma=np.zeros(K),
-            q=np.zeros(K),
-            **readout,
+            scale=np.zeros(d_aug),
+            ref=np.zeros(d),
+            **common,
         )
-    if kind == "center":
+    if kind in ("center", "center_diagonal"):
+        diagonal = kind == "center_diagonal"
         return CenteredState(
             mean=np.zeros(d),
             m2=np.zeros(d),
             s2=np.zeros(d),
             H=np.zeros((K, d)),
             G=np.zeros(K),
-            **readout,
+            gamma=np.zeros((K, d)) if diagonal else None,
+            gamma0=np.zeros(K) if diagonal else None,
+            **common,
         )
     return CoordinateState(
         s2=np.zeros(d_aug),
         H=np.zeros((K, d_aug)),
-        n_nonzero=np.zeros(d_aug) if per_feature else None,
-        **readout,
+        gamma=np.zeros((K, d_aug)) if kind == "diagonal" else None,
+        n_nonzero=np.zeros(d_aug) if (per_feature and kind == "coordinate") else None,
+        **common,
     )
 
 
+# --------------------------------------------------------------- plumbing
 def _with_copies(state, *names):
-    """A new state whose named arrays are copies: the pass writes only into those."""
+    """A new state whose named arrays are copies: the compiled pass writes only into those."""
     arrays = {name: getattr(state, name) for name in names}
     return dataclasses.replace(
         state, **{name: None if a is None else a.copy() for name, a in arrays.items()}
     )
 
 
-# ------------------------------------------------------------------ losses
-def loss_and_gradient(loss, p, y, epsilon):
-    """Summed loss and normalised derivatives ``g = (∂ℓ/∂ŷ) / L`` of the ``K`` outputs of a row.
+_EMPTY_2D = np.zeros((0, 0))
+_EMPTY_1D = np.zeros(0)
+_EMPTY_PTR = np.zeros(1, dtype=np.int64)
+_EMPTY_IDX = np.zeros(0, dtype=np.intc)
 
-    ``p`` and ``y`` have shape ``(K,)``. Named losses come from the one
-    table (:func:`~skonline.linear_model._losses.loss_and_derivatives`);
-    the Huber loss, ``epsilon``-Lipschitz, is fed ``l'/epsilon`` (the paper
-    assumes ``L = 1``: learning on ``ℓ/L``). A callable ``loss`` is called
-    as ``loss(p, y)`` and returns the same pair: the passes then run on any
-    gradient sequence with ``|g| ≤ 1`` (online linear optimisation,
-    adversaries).
+
+def _rows(X):
+    """The rows as the compiled passes read them.
+
+    Dense rows are read in place (C-contiguous float64; a copy only when the
+    input is not); CSR rows are made canonical (summed duplicates, sorted
+    indices, no entry whose square is 0).
     """
-    if callable(loss):
-        value, g = loss(p, y)
-        return float(value), np.array(g, dtype=np.float64).reshape(p.shape)
-    value, derivatives = loss_and_derivatives(loss, p, y, epsilon)
-    if loss == "huber":
-        derivatives = derivatives / epsilon
-    return value, derivatives
+    if sp.issparse(X):
+        X = canonical_csr(X)
+        return Rows(
+            False,
+            _EMPTY_2D,
+            X.indptr.astype(np.int64, copy=False),
+            X.indices.astype(np.intc, copy=False),
+            X.data,
+        )
+    return Rows(True, np.ascontiguousarray(X, dtype=np.float64), _EMPTY_PTR, _EMPTY_IDX, _EMPTY_1D)
 
 
-def scalar_loss_and_gradient(loss, p, y, epsilon):
-    """:func:`loss_and_gradient` for one output, on Python floats (the fast path)."""
-    if callable(loss):
-        value, g = loss_and_gradient(loss, np.array([float(p)]), np.array([float(y)]), epsilon)
-        return value, float(g[0])
-    value, derivative = loss_and_derivative(loss, p, y, epsilon)
-    if loss == "huber":
-        return value, derivative / epsilon
-    return value, derivative
+def _stream(state, T, sw, potential_width, loss, epsilon, center_target=False):
+    """Targets, weights, the loss and the state's running scalars, as the passes continue them.
+
+    ``loss`` is a name of ``LOSS_CODES`` or a callable ``loss(p, y) -> (value, g)``.
+    """
+    running = (
+        int(state.n_samples_seen),
+        float(state.cumulative_loss),
+        int(state.n_clipped),
+        float(state.target_sum),
+        int(state.target_count),
+    )
+    code, function = (CALLABLE_LOSS, loss) if callable(loss) else (LOSS_CODES[loss], None)
+    return Stream(
+        np.ascontiguousarray(T, dtype=np.float64),
+        np.ascontiguousarray(sw, dtype=np.float64),
+        running,
+        bool(center_target),
+        code,
+        function,
+        float(potential_width),
+        float(epsilon),
+        MAX_EXPONENT,
+    )
 
 
-def _weighted(g, weight):
-    """``clip(weight · g, −1, 1)`` of one output (module docstring: sample weights)."""
-    g *= weight
-    if g > 1.0:
-        return 1.0
-    if g < -1.0:
-        return -1.0
-    return g
-
-
-def _weighted_vector(g, weight):
-    """``clip(weight · g, −1, 1)`` of ``K`` outputs (``|g| ≤ 1`` already)."""
-    g = g * weight
-    return np.clip(g, -1.0, 1.0) if weight > 1.0 else g
-
-
-def _finite_predictions(p):
-    if not np.all(np.abs(p) <= MAX_PREDICTION):  # inf and NaN too
-        p = np.clip(np.nan_to_num(p, nan=0.0), -MAX_PREDICTION, MAX_PREDICTION)
-    return p
+def _finish(state, stream):
+    """Copy a finished stream's running scalars into the new state."""
+    (
+        state.n_samples_seen,
+        state.cumulative_loss,
+        state.n_clipped,
+        state.target_sum,
+        state.target_count,
+    ) = stream.result()
+    return state
 
 
 def _offset(state):
@@ -276,25 +350,39 @@ def _offset(state):
     return state.target_sum / state.target_count
 
 
-def _advance_target(state, y, center_target):
-    if center_target:
-        state.target_sum += float(y[0])
-        state.target_count += 1
+# ------------------------------------------------------- coordinate-wise passes
+def _sparse_pass(kind, state, X, T, sw, *stream_params):
+    state = _with_copies(state, "s2", "H", "gamma", "n_nonzero")
+    stream = _stream(state, T, sw, *stream_params)
+    predictions = np.empty((len(sw), state.H.shape[0]))
+    per_feature = state.n_nonzero is not None
+    sparse_pass(
+        KIND_CODES[kind],
+        state.s2,
+        state.H,
+        state.gamma if state.gamma is not None else _EMPTY_2D,
+        state.n_nonzero if per_feature else _EMPTY_1D,
+        per_feature,
+        state.fit_intercept,
+        _rows(X),
+        stream,
+        predictions,
+    )
+    return _finish(state, stream), predictions
 
 
-# ------------------------------------------------------- coordinate kernel
 def coordinate_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_target=False):
     """One ordered pass of Algorithm 1 (coordinate-wise invariant) over the rows.
 
-    A pure kernel: ``state`` is copied, never written into. Only the stored
-    entries of each CSR row are touched, ``O(K · nnz)`` per row: a
+    Only the non-zero entries of each row are touched, ``O(K · nnz)`` per row
+    (dense rows are read in place, CSR rows by their stored entries): a
     coordinate with ``x_{t,i} = 0`` contributes nothing to ``ŷ_t`` and its
     statistics do not move, so this is exactly the paper's dense loop.
 
-    Per row ``t`` and output ``k``, on the stored coordinates ``i``::
+    Per row ``t`` and output ``k``, on the non-zero coordinates ``i``::
 
         s²_i += x_i²
-        ŷ_k = Σ_i exp(E_ki − log(α n d)) (h_ki / s_i)(x_i / s_i),
+        ŷ_k = Σ_i exp(E_ki − log(α n d)) (h_ki / s²_i) x_i,
               E_ki = (h_ki² + x_i²) / (2α s²_i)          (eq. 5, in the log domain)
         h_ki −= g_k x_i
 
@@ -306,10 +394,9 @@ def coordinate_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_t
     Parameters
     ----------
     state : CoordinateState
-        The state before the pass.
-    X : CSR matrix of shape (n, d)
-        Canonical rows (:func:`skonline.utils._rows.canonical_csr`), the
-        intercept column included.
+        The state before the pass (``gamma`` is ``None``).
+    X : ndarray or sparse matrix of shape (n, n_features)
+        The rows, without the constant column.
     T : ndarray of shape (n, K)
         Targets.
     sw : ndarray of shape (n,)
@@ -317,7 +404,11 @@ def coordinate_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_t
     potential_width : float
         Kotłowski's ``α > 9/8``.
     loss : str or callable
-        A loss of :func:`loss_and_gradient` (``"multinomial"`` included).
+        A name of ``LOSS_CODES`` (the loss table of
+        :mod:`~skonline.linear_model._losses`, normalised by its Lipschitz
+        constant; ``"multinomial"`` included) or a callable ``loss(p, y)``
+        returning ``(value, g)`` for the ``K`` outputs (any gradient sequence
+        with ``|g| ≤ 1``: online linear optimisation, adversaries).
     epsilon : float
         Threshold of the ``"huber"`` and ``"epsilon_insensitive"`` losses.
     center_target : bool, default=False
@@ -330,116 +421,75 @@ def coordinate_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_t
     predictions : ndarray of shape (n, K)
         ``ŷ_t`` of every row, made before its update (without the target mean).
     """
-    state = _with_copies(state, "s2", "H", "n_nonzero")
-    s2, H = state.s2, state.H
-    n_nonzero = state.n_nonzero
-    d = s2.shape[0]
-    t = state.n_samples_seen
-    total_loss, n_clipped = state.cumulative_loss, state.n_clipped
-    indptr, indices, data = X.indptr, X.indices, X.data
-    n = X.shape[0]
-    predictions = np.empty((n, H.shape[0]))
-    alpha = potential_width
-    two_alpha = 2.0 * alpha
-    full = slice(None)
-    if H.shape[0] == 1:  # one output: 1-D arrays and Python floats (about twice as fast)
-        h = H[0]
-        for row in range(n):
-            lo, hi = indptr[row], indptr[row + 1]
-            t += 1
-            if lo == hi:  # an all-zero row only advances t
-                p = 0.0
-            else:
-                x = data[lo:hi]
-                sel = full if hi - lo == d else indices[lo:hi]
-                x2 = x * x
-                s2v = s2[sel] + x2
-                s2[sel] = s2v
-                hv = h[sel]
-                if n_nonzero is None:
-                    log_norm = math.log(alpha * t * d)
-                else:
-                    n_nonzero[sel] += 1
-                    log_norm = np.log(alpha * d * n_nonzero[sel])
-                E = (hv * hv + x2) / (two_alpha * s2v)
-                if E.max() > MAX_EXPONENT:
-                    n_clipped += 1
-                    E = np.minimum(E, MAX_EXPONENT)
-                s = np.sqrt(s2v)
-                p = float(np.dot(np.exp(E - log_norm) * (hv / s), x / s))
-                if not abs(p) <= MAX_PREDICTION:
-                    p = 0.0 if p != p else math.copysign(MAX_PREDICTION, p)
-            predictions[row, 0] = p
-            value, g = scalar_loss_and_gradient(loss, p + _offset(state), T[row, 0], epsilon)
-            _advance_target(state, T[row], center_target)
-            total_loss += sw[row] * value
-            g = _weighted(g, sw[row])
-            if lo == hi or g == 0.0:
-                continue
-            if sel is full:
-                h -= g * x
-            else:
-                h[sel] = hv - g * x
-        state.n_samples_seen, state.cumulative_loss, state.n_clipped = t, total_loss, n_clipped
-        return state, predictions
-    for row in range(n):
-        lo, hi = indptr[row], indptr[row + 1]
-        t += 1
-        x = data[lo:hi]
-        sel = full if hi - lo == d else indices[lo:hi]  # a full row: views, not copies
-        x2 = x * x
-        s2v = s2[sel] + x2
-        s2[sel] = s2v
-        Hv = H[:, sel]
-        if n_nonzero is None:
-            log_norm = math.log(alpha * t * d)
-        else:
-            n_nonzero[sel] += 1
-            log_norm = np.log(alpha * d * n_nonzero[sel])
-        E = (Hv * Hv + x2) / (two_alpha * s2v)
-        if E.max(initial=0.0) > MAX_EXPONENT:
-            n_clipped += 1
-            E = np.minimum(E, MAX_EXPONENT)
-        s = np.sqrt(s2v)
-        p = (np.exp(E - log_norm) * (Hv / s)) @ (x / s)
-        p = _finite_predictions(p)
-        predictions[row] = p
-        value, g = loss_and_gradient(loss, p + _offset(state), T[row], epsilon)
-        _advance_target(state, T[row], center_target)
-        total_loss += sw[row] * value
-        g = _weighted_vector(g, sw[row])
-        if sel is full:
-            H -= np.outer(g, x)
-        else:
-            H[:, sel] = Hv - np.outer(g, x)
-    state.n_samples_seen, state.cumulative_loss, state.n_clipped = t, total_loss, n_clipped
-    return state, predictions
+    params = (potential_width, loss, epsilon, center_target)
+    return _sparse_pass("coordinate", state, X, T, sw, *params)
 
 
-def coordinate_coef(state, potential_width):
-    """Linearised weights of the next trial, shape (K, d).
+def diagonal_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_target=False):
+    """One ordered pass of the diagonal learner: Algorithm 2 on each coordinate alone.
 
-    The prediction of eq. 5 depends on the row itself (through ``s_{t,i}``);
-    its linearisation at ``x = 0`` with ``τ = t + 1`` (or ``n_i + 1`` per
-    feature) is ``w_i = exp(h_i²/(2α s_i²) − log(α τ d)) h_i / s_i²``, and 0
-    for unseen coordinates. Exactly ``w_i / a_i`` after a power-of-two
-    rescaling ``x_i → a_i x_i``.
+    An extension of the paper: coordinate ``i`` runs Algorithm 2 (eq. 7) on
+    the one-dimensional stream ``(x_{t,i}, g_t)``, with ``S = s_i²``. The
+    linearised regret splits over the coordinates
+    (``Σ_t g_t x_tᵀ(w_t − u) = Σ_i Σ_t g_t x_{t,i}(w_{t,i} − u_i)``), so
+    Theorem 4.5 holds per coordinate and the regret is at most
+    ``Σ_i |u_i| s_i sqrt(α log(1 + α u_i² s_i²) + Γ_i) + d``. Invariant to
+    per-feature rescaling, ``O(K · nnz)`` per row like Algorithm 1, but with
+    the potential ``exp((h_i²/s_i² − Γ_i)/(2α))/α`` of Algorithm 2 instead of
+    ``exp((h_i² + x_i²)/(2α s_i²))/(α t d)``: the weights start at the scale
+    of the data instead of ``1/(t d)`` of it. Per row and output::
+
+        s²_i += x_i²
+        ŷ_k = Σ_i exp((h_ki²/s²_i − Γ_ki)/(2α) − log α) (h_ki / s²_i) x_i
+        h_ki −= g_k x_i;  Γ_ki += g_k² x_i²/s²_i
+
+    Parameters and returns as :func:`coordinate_pass` (``state.gamma`` is
+    kept, ``potential_width ≥ 9/8``).
     """
-    alpha = potential_width
-    s2, H = state.s2, state.H
-    d = s2.shape[0]
-    seen = s2 > 0.0
-    if state.n_nonzero is not None:
-        log_norm = np.log(alpha * d * (state.n_nonzero[seen] + 1.0))
-    else:
-        log_norm = math.log(alpha * (state.n_samples_seen + 1) * d)
-    coef = np.zeros_like(H)
-    Hs, s2s = H[:, seen], s2[seen]
-    E = np.minimum(Hs * Hs / (2.0 * alpha * s2s), MAX_EXPONENT)
-    coef[:, seen] = np.exp(E - log_norm) * (Hs / s2s)
-    return coef
+    params = (potential_width, loss, epsilon, center_target)
+    return _sparse_pass("diagonal", state, X, T, sw, *params)
 
 
+def centered_coordinate_pass(
+    state, X, T, sw, *, potential_width, loss, epsilon, center_target=False
+):
+    """Algorithm 1 or the diagonal learner on features centred at their running mean.
+
+    An extension of the paper. At trial ``t``, after adding ``x_t`` to the
+    running sums, the statistics are those of the data centred at the
+    current mean ``m``: ``s̃² = Σ (x_q − m)²`` (Welford), ``h̃ = H + m G``
+    with ``H = −Σ g_q x_q`` and ``G = Σ g_q``, and the row ``x̃ = x_t − m``;
+    the learner (Algorithm 1 when ``state.gamma`` is ``None``, else the
+    diagonal learner, whose ``Γ_i`` accumulates ``g² x̃_i²/s̃_i²`` at the mean
+    of the time) is then applied to ``(h̃, s̃², x̃)``. The constant coordinate
+    (``s² = t``, ``h = −G``) is not centred. Invariant to every per-feature
+    affine map ``x_i → a_i x_i + b_i``; no regret guarantee (the centre moves
+    with the data). A feature constant so far (``s̃² ≤ 1e-12 Σ x²``) gets
+    weight 0. ``O(K · n_features)`` per row: CSR rows are densified. Pure;
+    parameters and returns as :func:`coordinate_pass`.
+    """
+    state = _with_copies(state, "mean", "m2", "s2", "H", "G", "gamma", "gamma0")
+    stream = _stream(state, T, sw, potential_width, loss, epsilon, center_target)
+    predictions = np.empty((len(sw), state.H.shape[0]))
+    diagonal = state.gamma is not None
+    centered_pass(
+        KIND_CODES["diagonal" if diagonal else "coordinate"],
+        state.mean,
+        state.m2,
+        state.s2,
+        state.H,
+        state.G,
+        state.gamma if diagonal else _EMPTY_2D,
+        state.gamma0 if diagonal else _EMPTY_1D,
+        state.fit_intercept,
+        _rows(X),
+        stream,
+        predictions,
+    )
+    return _finish(state, stream), predictions
+
+
+# ----------------------------------------------------------- read-outs (coordinate)
 def _split_intercept(W, fit_intercept, offset):
     """``(coef, intercept)`` of internal weights whose last column is the intercept's."""
     d = W.shape[1] - int(fit_intercept)
@@ -447,140 +497,95 @@ def _split_intercept(W, fit_intercept, offset):
     return np.ascontiguousarray(W[:, :d]), intercept + offset
 
 
-def coordinate_readout(state, *, potential_width, fit_intercept):
-    """``(coef (K, n_features), intercept (K,))`` of Algorithm 1 in raw units."""
-    return _split_intercept(coordinate_coef(state, potential_width), fit_intercept, _offset(state))
+def coordinate_readout(state, *, potential_width):
+    """``(coef (K, n_features), intercept (K,))`` of Algorithm 1 or the diagonal learner.
 
-
-def coordinate_centered_pass(
-    state, X, T, sw, *, potential_width, loss, epsilon, fit_intercept, center_target=False
-):
-    """Algorithm 1 on features centred at their running mean (an extension of the paper).
-
-    Dense rows without the intercept column. At trial ``t``, after adding
-    ``x_t`` to the running sums, the statistics are those of the data
-    centred at the current mean ``m``: ``s̃² = Σ (x_q − m)²`` (Welford),
-    ``h̃ = H + m G`` with ``H = −Σ g_q x_q`` and ``G = Σ g_q``, and the row
-    ``x̃ = x_t − m``; eq. 5 is then applied to ``(h̃, s̃², x̃)``. The
-    intercept coordinate (constant 1, ``s² = t``, ``h = −G``) is not
-    centred. Invariant to every per-feature affine map
-    ``x_i → a_i x_i + b_i``; no regret guarantee (the centre moves with the
-    data). A feature constant so far (``s̃² ≤ 1e-12 Σ x²``) gets weight 0.
-    Pure kernel (``state`` is copied); parameters and returns as
-    :func:`coordinate_pass`, with ``fit_intercept`` for the constant
-    coordinate.
+    The prediction depends on the row itself (through ``s_{t,i}``); its
+    linearisation at ``x = 0`` is, for a seen coordinate,
+    ``w_i = exp(h_i²/(2α s_i²) − log(α τ d)) h_i / s_i²`` with ``τ = t + 1``
+    (or ``n_i + 1`` per feature) for Algorithm 1, and
+    ``w_i = exp((h_i²/s_i² − Γ_i)/(2α) − log α) h_i / s_i²`` for the diagonal
+    learner; 0 for unseen coordinates. Exactly ``w_i / a_i`` after a
+    power-of-two rescaling ``x_i → a_i x_i``.
     """
-    state = _with_copies(state, "mean", "m2", "s2", "H", "G")
-    mean, m2, sq = state.mean, state.m2, state.s2
-    H, G = state.H, state.G
-    t = state.n_samples_seen
-    total_loss, n_clipped = state.cumulative_loss, state.n_clipped
-    n, d = X.shape
-    d_aug = d + int(fit_intercept)
-    predictions = np.empty((n, H.shape[0]))
     alpha = potential_width
-    two_alpha = 2.0 * alpha
-    for row in range(n):
-        x = X[row]
-        t += 1
-        delta = x - mean
-        mean += delta / t
-        m2 += delta * (x - mean)
-        sq += x * x
-        log_norm = math.log(alpha * t * d_aug)
-        live = m2 > 1e-12 * sq
-        xc = np.where(live, x - mean, 0.0)
-        s2c = np.where(live, m2, 1.0)
-        Hc = H + np.outer(G, mean)
-        E = (Hc * Hc + xc * xc) / (two_alpha * s2c)
-        if fit_intercept:
-            E0 = (G * G + 1.0) / (two_alpha * t)
-        if E.max(initial=0.0) > MAX_EXPONENT or (fit_intercept and E0.max() > MAX_EXPONENT):
-            n_clipped += 1
-            E = np.minimum(E, MAX_EXPONENT)
-        s = np.sqrt(s2c)
-        p = (np.exp(E - log_norm) * (Hc / s)) @ (xc / s)
-        if fit_intercept:
-            E0 = np.minimum(E0, MAX_EXPONENT)
-            p = p + np.exp(E0 - log_norm) * (-G / t)
-        p = _finite_predictions(p)
-        predictions[row] = p
-        value, g = loss_and_gradient(loss, p + _offset(state), T[row], epsilon)
-        _advance_target(state, T[row], center_target)
-        total_loss += sw[row] * value
-        g = _weighted_vector(g, sw[row])
-        H -= np.outer(g, x)
-        G += g
-    state.n_samples_seen, state.cumulative_loss, state.n_clipped = t, total_loss, n_clipped
-    return state, predictions
+    s2, H = state.s2, state.H
+    seen = s2 > 0.0
+    Hs, s2s = H[:, seen], s2[seen]
+    if state.gamma is not None:
+        E = (Hs * Hs / s2s - state.gamma[:, seen]) / (2.0 * alpha)
+        log_norm = math.log(alpha)
+    else:
+        E = Hs * Hs / (2.0 * alpha * s2s)
+        d = s2.shape[0]
+        if state.n_nonzero is not None:
+            log_norm = np.log(alpha * d * (state.n_nonzero[seen] + 1.0))
+        else:
+            log_norm = math.log(alpha * (state.n_samples_seen + 1) * d)
+    coef = np.zeros_like(H)
+    coef[:, seen] = np.exp(np.minimum(E, MAX_EXPONENT) - log_norm) * (Hs / s2s)
+    return _split_intercept(coef, state.fit_intercept, _offset(state))
 
 
-def centered_readout(state, *, potential_width, fit_intercept):
+def centered_readout(state, *, potential_width):
     """Linearisation of the centred predictor at ``x = m``: (coef (K, d), intercept (K,))."""
     alpha = potential_width
     mean, m2, sq, H, G = state.mean, state.m2, state.s2, state.H, state.G
     t = state.n_samples_seen
-    tau = t + 1
-    d_aug = mean.shape[0] + int(fit_intercept)
-    log_norm = math.log(alpha * tau * d_aug)
     live = m2 > 1e-12 * sq
     Hc = (H + np.outer(G, mean))[:, live]
+    if state.gamma is not None:
+        E = (Hc * Hc / m2[live] - state.gamma[:, live]) / (2.0 * alpha)
+        log_norm = math.log(alpha)
+    else:
+        E = Hc * Hc / (2.0 * alpha * m2[live])
+        log_norm = math.log(alpha * (t + 1) * (mean.shape[0] + int(state.fit_intercept)))
     coef = np.zeros_like(H)
-    E = np.minimum(Hc * Hc / (2.0 * alpha * m2[live]), MAX_EXPONENT)
-    coef[:, live] = np.exp(E - log_norm) * (Hc / m2[live])
+    coef[:, live] = np.exp(np.minimum(E, MAX_EXPONENT) - log_norm) * (Hc / m2[live])
     intercept = -(coef @ mean)
-    if fit_intercept and t > 0:
-        E0 = np.minimum(G * G / (2.0 * alpha * t), MAX_EXPONENT)
-        intercept += np.exp(E0 - log_norm) * (-G / t)
+    if state.fit_intercept and t > 0:
+        if state.gamma0 is not None:
+            E0 = (G * G / t - state.gamma0) / (2.0 * alpha)
+        else:
+            E0 = G * G / (2.0 * alpha * t)
+        intercept += np.exp(np.minimum(E0, MAX_EXPONENT) - log_norm) * (-G / t)
     return coef, intercept + _offset(state)
 
 
 # ------------------------------------------------------------- full kernel
-def _set_new_scales(c, x):
-    """Fix the scale of features non-zero for the first time; return whether any was.
-
-    Equilibration: the full kernel divides feature ``i`` by ``c_i``, the
-    power of two of its first non-zero value. It is a fixed invertible
-    diagonal map (earlier values of a new feature were 0), so by the
-    invariance of Algorithm 2 (Appendix D) the predictions do not change in
-    exact arithmetic, while ``S⁺`` stays well scaled; powers of two make
-    the division exact. Without it the rank-one updates of Appendix E lose
-    Lemma 4.3 on badly scaled columns.
-    """
-    new = (c == 0.0) & (x != 0.0)
-    if not new.any():
-        return False
-    _, exponent = np.frexp(x[new])
-    c[new] = np.ldexp(1.0, exponent - 1)
-    return True
-
-
 def full_pass(state, X, T, sw, *, potential_width, loss, epsilon, rank_tol, center_target=False):
     """One ordered pass of Algorithm 2 (fully invariant) over the rows.
 
     A pure kernel: ``state`` is copied, never written into. ``O(d²)`` per
-    row (one mat-vec and one symmetric rank-one update of ``S⁺``, plus the
-    projector while the rank is not full) and ``O(K d)`` per output.
+    row (the Givens rotations that append the row to the triangular factor
+    ``R`` of the data matrix) and ``O(K d)`` per output.
 
-    Per row, in equilibrated coordinates (:func:`_set_new_scales`), with
-    ``a_k = xᵀS_t⁺h_k`` and ``q_k = h_kᵀS_t⁺h_k`` kept by recurrence::
+    Per row, in internal coordinates (:class:`FullState`), with ``v = R_t⁻ᵀx``
+    and ``z_k = R_t⁻ᵀh_k`` carried by the same rotations::
 
-        S⁺ ← (S + x xᵀ)⁺                       (Appendix E; ``pinv_rank_one_update``)
-        ŷ_k = (1/α) exp((q_k − Γ_k)/(2α)) a_k  (eq. 7; a_k = 0 on rank increases)
-        h_k −= g_k x;  Γ_k += g_k² xᵀS_t⁺x      (leverage 1 on rank increases)
+        R ← qr([R; xᵀ])                              (Givens, BLAS drot)
+        ŷ_k = (1/α) exp((‖z_k‖² − Γ_k)/(2α)) vᵀz_k   (eq. 7: ‖z_k‖² = h_kᵀS_t⁺h_k,
+                                                      vᵀz_k = xᵀS_t⁺h_k, 0 on rank increases)
+        z_k −= g_k v;  Γ_k += g_k² ‖v‖²              (‖v‖² = xᵀS_t⁺x, 1 on rank increases)
 
-    ``q`` is recomputed exactly every ``REFRESH_EVERY`` rows.
+    Computing with ``R`` instead of ``S⁺`` (Sherman–Morrison) makes the
+    rounding error proportional to ``κ(X)`` instead of ``κ(X)²``, and
+    ``hᵀS⁺h`` and the leverage are sums of squares: they cannot turn
+    negative.
 
     Parameters
     ----------
     state : FullState
         The state before the pass.
-    X : ndarray or CSR matrix of shape (n, d)
-        Rows with the intercept column (CSR rows are densified one at a time).
+    X : ndarray or sparse matrix of shape (n, n_features)
+        The rows, without the constant column (CSR rows are densified one at a time).
     T, sw, potential_width, loss, epsilon, center_target
         As :func:`coordinate_pass` (``potential_width ≥ 9/8``).
     rank_tol : float
-        Relative threshold of the rank test (``pinv_rank_one_update``).
+        A row is a new direction when, at the first zero row of ``R`` where
+        the rotated row is still non-zero, its squared entry exceeds
+        ``rank_tol`` times the row's squared norm (in internal coordinates);
+        a smaller remainder is rounding and is dropped.
 
     Returns
     -------
@@ -592,85 +597,86 @@ def full_pass(state, X, T, sw, *, potential_width, loss, epsilon, rank_tol, cent
     Raises
     ------
     FloatingPointError
-        When rounding has made ``S⁺`` indefinite (``S`` too ill-conditioned
-        for float64); ``state`` is untouched.
+        When the condition number of ``R`` exceeds ``MAX_CONDITION`` during
+        the pass (the predictions would carry a relative error above about
+        ``2e-4``); ``state`` is untouched.
     """
-    state = _with_copies(state, "Sp", "P", "scale", "H", "gamma", "q")
-    Sp, P, H = state.Sp, state.P, state.H
-    gamma, q = state.gamma, state.q
-    t, rank = state.n_samples_seen, state.rank
-    total_loss, n_clipped = state.cumulative_loss, state.n_clipped
-    n, d = X.shape
-    sparse = sp.issparse(X)
-    predictions = np.empty((n, H.shape[0]))
-    alpha = potential_width
-    two_alpha = 2.0 * alpha
-    c = state.scale
-    divisor = np.where(c > 0.0, c, 1.0)
-    all_seen = bool(np.all(c > 0.0))
-    single = H.shape[0] == 1
-    for row in range(n):
-        if sparse:
-            x_raw = np.zeros(d)
-            lo, hi = X.indptr[row], X.indptr[row + 1]
-            x_raw[X.indices[lo:hi]] = X.data[lo:hi]
-        else:
-            x_raw = X[row]
-        if not all_seen and _set_new_scales(c, x_raw):
-            divisor = np.where(c > 0.0, c, 1.0)
-            all_seen = bool(np.all(c > 0.0))
-        x = x_raw / divisor
-        t += 1
-        new_direction, u, beta = pinv_rank_one_update(Sp, P, x, rank_tol)
-        if new_direction:
-            rank += 1
-            if rank == d:
-                P = None
-            a = np.zeros_like(q)
-            lev = 1.0
-        else:
-            hu = H @ u
-            a = hu / beta
-            q = np.maximum(q - hu * a, 0.0)
-            lev = min(max((beta - 1.0) / beta, 0.0), 1.0)
-        E = (q - gamma) / two_alpha
-        if E.max() > MAX_EXPONENT:
-            n_clipped += 1
-            E = np.minimum(E, MAX_EXPONENT)
-        p = _finite_predictions(np.exp(E) / alpha * a)
-        predictions[row] = p
-        if single:
-            value, g0 = scalar_loss_and_gradient(loss, p[0] + _offset(state), T[row, 0], epsilon)
-            g = np.array([_weighted(g0, sw[row])])
-        else:
-            value, g = loss_and_gradient(loss, p + _offset(state), T[row], epsilon)
-            g = _weighted_vector(g, sw[row])
-        _advance_target(state, T[row], center_target)
-        total_loss += sw[row] * value
-        H -= np.outer(g, x)
-        gamma += g * g * lev
-        q = np.maximum(q - 2.0 * g * a + g * g * lev, 0.0)
-        if t % REFRESH_EVERY == 0:
-            q = np.einsum("kd,kd->k", H @ Sp, H)
-    state.P, state.gamma, state.q, state.rank = P, gamma, q, rank
-    state.n_samples_seen, state.cumulative_loss, state.n_clipped = t, total_loss, n_clipped
+    state = _with_copies(state, "R", "Z", "gamma", "scale", "ref")
+    stream = _stream(state, T, sw, potential_width, loss, epsilon, center_target)
+    predictions = np.empty((len(sw), state.Z.shape[0]))
+    rank, has_ref, spread = full_pass_qr(
+        state.R,
+        state.Z,
+        state.gamma,
+        state.scale,
+        state.ref,
+        bool(state.has_ref),
+        state.fit_intercept,
+        int(state.rank),
+        _rows(X),
+        stream,
+        float(rank_tol),
+        predictions,
+    )
+    _finish(state, stream)
+    state.rank, state.has_ref = int(rank), bool(has_ref)
+    condition = max(spread, full_condition(state))
+    if not condition <= MAX_CONDITION:
+        raise FloatingPointError(
+            f"the condition number of the data matrix reached {condition:.2g} (in the "
+            f"learner's internal coordinates), beyond {MAX_CONDITION:.0e}: float64 cannot "
+            "resolve its smallest directions."
+        )
     return state, predictions
 
 
-def full_coef(state, potential_width):
-    """Linearised weights of the next trial in raw units, shape (K, d).
+def full_condition(state):
+    """LAPACK's estimate of the 1-norm condition number of ``R`` on its range (1 when empty)."""
+    piv = np.flatnonzero(np.diag(state.R) != 0.0)
+    if piv.size == 0:
+        return 1.0
+    rcond, _ = lapack.dtrcon(state.R[np.ix_(piv, piv)])
+    return math.inf if rcond == 0.0 else 1.0 / rcond
+
+
+def full_readout(state, *, potential_width):
+    """``(coef (K, n_features), intercept (K,))`` of Algorithm 2 in raw units.
 
     The prediction of eq. 7 depends on the row itself (through ``S_t``); its
-    linearisation at ``x = 0`` is ``w_k = (1/α) exp((q_k − Γ_k)/(2α)) S⁺h_k``
-    in equilibrated coordinates, divided by the feature scales.
+    linearisation at ``x = 0`` is ``w_k = (1/α) exp((q_k − Γ_k)/(2α)) S⁺h_k``.
+    ``S⁺h_k = R⁺z_k`` is the minimum-norm solution of ``R w = z_k``: a
+    triangular solve once every coordinate seen is a pivot of ``R``, and
+    otherwise (collinear coordinates, or fewer rows than coordinates) the
+    QR factorisation of the non-zero rows of ``R`` (``O(d r²)``). Coordinates
+    never seen get weight 0. Internal coordinates are mapped back to raw
+    units (the power-of-two scales, and the shift to the first row through
+    the intercept).
     """
     alpha = potential_width
-    E = np.minimum((state.q - state.gamma) / (2.0 * alpha), MAX_EXPONENT)
-    internal = (np.exp(E) / alpha)[:, None] * (state.H @ state.Sp)
+    W = _pinv_solve(state.R, state.Z, state.scale != 0.0)
+    E = np.minimum((state.q() - state.gamma) / (2.0 * alpha), MAX_EXPONENT)
+    W *= (np.exp(E) / alpha)[:, None]
     c = state.scale
-    return internal / np.where(c > 0.0, c, 1.0)
+    W = W / np.where(c != 0.0, c, 1.0)
+    coef, intercept = _split_intercept(W, state.fit_intercept, _offset(state))
+    if state.fit_intercept:
+        intercept = intercept - coef @ state.ref
+    return coef, intercept
 
 
-def full_readout(state, *, potential_width, fit_intercept):
-    """``(coef (K, n_features), intercept (K,))`` of Algorithm 2, raw units (``full_coef``)."""
-    return _split_intercept(full_coef(state, potential_width), fit_intercept, _offset(state))
+def _pinv_solve(R, Z, seen):
+    """``W[k] = (RᵀR)⁺Rᵀz_k = R⁺z_k`` for ``z_k`` supported on the non-zero rows of ``R``."""
+    K, d = Z.shape
+    W = np.zeros((K, d))
+    piv = np.flatnonzero(np.diag(R) != 0.0)
+    if piv.size == 0:
+        return W
+    active = np.flatnonzero(seen)
+    Zp = Z[:, piv].T
+    if piv.size == active.size:  # every coordinate seen is a pivot: R is invertible there
+        W[:, piv] = solve_triangular(R[np.ix_(piv, piv)], Zp).T
+        return W
+    # R_r (r x a) has full row rank: R_r⁺ = Q L⁻ᵀ with R_rᵀ = Q L
+    Q, L = np.linalg.qr(R[np.ix_(piv, active)].T)
+    W[:, active] = (Q @ solve_triangular(L, Zp, trans="T")).T
+    return W

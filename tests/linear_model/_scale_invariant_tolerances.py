@@ -8,10 +8,13 @@ relative: each prediction is a sum of ``d`` terms a few roundings apart, and
 the iterates carry the differences of every earlier row. The exponential
 potential multiplies a relative difference of its exponent's inputs by the
 exponent ``E``, and a pseudo-inverse multiplies the rounding of each update
-by the condition number ``κ`` of ``S`` on its range. Measured differences sit
-3 to 9 orders of magnitude below these bounds on the SkylakeX, Haswell and
-Sandybridge kernels of OpenBLAS; an error of the algorithm (a wrong
-recurrence, a lost invariance) moves the results by far more.
+by the condition number ``κ`` of ``S`` on its range, and the full variant's
+triangular factor ``R`` (``S = RᵀR``) by ``κ(R) = sqrt(κ(S))``, the condition
+number of the data matrix in the kernel's internal coordinates
+(:func:`factor_condition`). Measured differences sit 3 to 9 orders of
+magnitude below these bounds on the SkylakeX, Haswell and Sandybridge kernels
+of OpenBLAS; an error of the algorithm (a wrong recurrence, a lost
+invariance) moves the results by far more.
 """
 
 import numpy as np
@@ -42,6 +45,38 @@ def range_condition(X, start=1):
     return worst
 
 
+def internal_rows(X, fit_intercept=True):
+    """The rows as the full kernel sees them: shifted to the first row (with an
+    intercept, then a constant column appended) and divided, per column, by the
+    first non-zero value."""
+    X = np.asarray(X, dtype=np.float64)
+    if fit_intercept:
+        X = np.hstack([X - X[0], np.ones((X.shape[0], 1))])
+    Z = X.copy()
+    for j in range(X.shape[1]):
+        nonzero = X[X[:, j] != 0, j]
+        if nonzero.size:
+            Z[:, j] = X[:, j] / nonzero[0]
+    return Z
+
+
+def factor_condition(X, fit_intercept=True, start=1):
+    """Worst condition number of ``X[:t]`` on its range in the full kernel's
+    internal coordinates, over ``t >= start``: ``κ(R)`` of the triangular factor.
+
+    Singular values below ``1e-10 σ_max`` (the scale of the rank test's
+    ``rank_tol = 1e-20`` on squares) count as zero.
+    """
+    Z = internal_rows(X, fit_intercept)
+    worst = 1.0
+    for t in range(max(start, 1), Z.shape[0] + 1):
+        sv = np.linalg.svd(Z[:t], compute_uv=False)
+        if sv[0] > 0:
+            sv = sv[sv > 1e-10 * sv[0]]
+            worst = max(worst, sv[0] / sv[-1])
+    return worst
+
+
 def stream_rtol(n, d, condition=1.0, exponent=0.0):
     """``n · d · κ · (1 + E) · eps``: two float64 evaluations of a pass (module docstring)."""
     return n * d * condition * (1.0 + exponent) * EPS
@@ -54,8 +89,20 @@ def sum_rounding(*terms):
 
 
 def coordinate_exponent(state, potential_width):
-    """Largest exponent ``h²/(2α s²)`` of a coordinate state (0 for unseen coordinates)."""
-    seen = state.s2 > 0
+    """Largest magnitude of the terms of a coordinate-wise state's exponents.
+
+    ``h²/(2α s²)`` (plus ``Γ/(2α)`` for the diagonal learner), on the
+    centred statistics for a centred state; 0 for unseen coordinates.
+    """
+    if hasattr(state, "mean"):  # centred
+        h = state.H + np.outer(state.G, state.mean)
+        s2 = np.where(state.m2 > 1e-12 * state.s2, state.m2, 0.0)
+    else:
+        h, s2 = state.H, state.s2
+    seen = s2 > 0
     if not seen.any():
         return 0.0
-    return float((state.H[:, seen] ** 2 / (2 * potential_width * state.s2[seen])).max())
+    terms = h[:, seen] ** 2 / s2[seen]
+    if state.gamma is not None:
+        terms = terms + state.gamma[:, seen]
+    return float(terms.max() / (2 * potential_width))

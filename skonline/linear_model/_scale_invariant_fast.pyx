@@ -1,0 +1,799 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Compiled passes of the scale-invariant online learners (Kotłowski, ALT 2017).
+
+One ordered pass over the rows for ``K`` outputs (one-vs-rest, multinomial or
+one regression output) that share the feature statistics:
+
+* :func:`sparse_pass` — the coordinate-wise learners on the non-zero entries of
+  each row (dense rows are read directly, their zeros skipped; CSR rows by
+  their stored entries), ``O(K · nnz)`` per row:
+
+  - ``ALG1``: Algorithm 1 (eq. 5), ``w_i = exp(E_i − log(α n d)) h_i / s_i²``
+    with ``E_i = (h_i² + x_i²)/(2α s_i²)`` and ``n = t`` (the paper) or the
+    rows in which coordinate ``i`` was non-zero (the per-feature counter);
+  - ``DIAG``: Algorithm 2 on each coordinate alone (``S = diag(s²)``),
+    ``w_i = exp((h_i²/s_i² − Γ_i)/(2α) − log α) h_i / s_i²`` and
+    ``Γ_i += g² x_i²/s_i²``.
+
+* :func:`centered_pass` — the same two learners on features centred at their
+  running mean (dense rows; the statistics are those of the data centred at
+  the current mean, recomputed from running sums), plus an uncentred
+  constant coordinate for the intercept.
+
+* :func:`full_pass_qr` — Algorithm 2 (eq. 7) on the triangular factor ``R``
+  of the data matrix (``S = RᵀR``), updated by Givens rotations (BLAS
+  ``drot``): appending the row ``x`` to ``[R; xᵀ]`` and rotating it into
+  ``R`` carries ``z = R⁻ᵀh`` (so ``hᵀS⁺h = ‖z‖²``) and ``v = R⁻ᵀx`` (so
+  ``xᵀS⁺x = ‖v‖²`` and ``xᵀS⁺h = vᵀz``) along, in ``O(d²)`` per row with the
+  accuracy of ``R`` (condition number ``κ(X)``), not of ``S⁺`` (``κ(X)²``).
+  A zero row of ``R`` at the first position where the rotated row is still
+  non-zero means a new direction (the rank grows): the row is moved into
+  ``R`` there (leverage 1, prediction 0, Appendix E); a remainder below
+  ``rank_tol · ‖x‖²`` there is rounding and is dropped.
+
+Every exponent is clipped at ``max_exponent`` (the rows where that happens are
+counted), predictions are clipped to ``±MAX_PREDICTION`` (NaN to 0) before the
+loss, and a sample weight ``c`` feeds ``clip(c · g, −1, 1)``. A loss is one of
+the codes of ``LOSS_CODES`` (normalised by its Lipschitz constant) or a Python
+callable ``loss(p, y) -> (value, g)`` (tests, adversaries).
+
+The callers (``_scale_invariant_kernels.py``) pass copies of the state arrays;
+they are updated in place. Scalars are returned.
+"""
+
+from libc.math cimport exp, fabs, hypot, log, log1p
+from libc.stdlib cimport free, malloc
+from scipy.linalg.cython_blas cimport drot
+
+import numpy as np
+
+cdef enum:
+    ALG1 = 0
+    DIAG = 1
+
+cdef enum:
+    LOG_LOSS = 0
+    HINGE = 1
+    ABSOLUTE_ERROR = 2
+    EPSILON_INSENSITIVE = 3
+    HUBER = 4
+    MULTINOMIAL = 5
+    CALLABLE = 6
+
+LOSS_CODES = {
+    "log_loss": LOG_LOSS,
+    "hinge": HINGE,
+    "absolute_error": ABSOLUTE_ERROR,
+    "epsilon_insensitive": EPSILON_INSENSITIVE,
+    "huber": HUBER,
+    "multinomial": MULTINOMIAL,
+}
+KIND_CODES = {"coordinate": ALG1, "diagonal": DIAG}
+#: The code of a Python callable ``loss(p, y) -> (value, g)``.
+CALLABLE_LOSS = CALLABLE
+
+cdef double MAX_PREDICTION = 1e300
+#: A centred feature whose squared deviations are at most this fraction of its squares is
+#: constant so far (weight 0).
+cdef double CONSTANT_TOL = 1e-12
+
+
+# ---------------------------------------------------------------- losses
+cdef inline double sign(double r) noexcept nogil:
+    return 1.0 if r > 0.0 else (-1.0 if r < 0.0 else 0.0)
+
+
+cdef inline double scalar_loss(int loss, double p, double y, double epsilon,
+                               double* g) noexcept nogil:
+    """``l(p; y)``; writes ``l'(p; y) / L`` (``L = epsilon`` for Huber, else 1) into ``g``.
+
+    The table of ``_losses.loss_and_derivative``, in C.
+    """
+    cdef double m, e, r, a
+    if loss == LOG_LOSS:
+        m = y * p
+        if m > 0.0:
+            e = exp(-m)
+            g[0] = -y * e / (1.0 + e)
+            return log1p(e)
+        e = exp(m)
+        g[0] = -y / (1.0 + e)
+        return log1p(e) - m
+    if loss == HINGE:
+        m = y * p
+        if m < 1.0:
+            g[0] = -y
+            return 1.0 - m
+        g[0] = 0.0
+        return 0.0
+    r = p - y
+    if loss == ABSOLUTE_ERROR:
+        g[0] = sign(r)
+        return fabs(r)
+    if loss == EPSILON_INSENSITIVE:
+        a = fabs(r) - epsilon
+        if a > 0.0:
+            g[0] = sign(r)
+            return a
+        g[0] = 0.0
+        return 0.0
+    # HUBER, fed l'/epsilon
+    if fabs(r) <= epsilon:
+        g[0] = r / epsilon
+        return 0.5 * r * r
+    g[0] = sign(r)
+    return epsilon * (fabs(r) - 0.5 * epsilon)
+
+
+cdef inline double multinomial_loss(int K, double* p, const double* y, double* g) noexcept nogil:
+    """Softmax cross-entropy of a one-hot ``±1`` target; ``g_k = softmax(p)_k − 1[y_k > 0]``."""
+    cdef int k
+    cdef double top = p[0], total = 0.0, value = 0.0, log_total
+    for k in range(1, K):
+        if p[k] > top:
+            top = p[k]
+    for k in range(K):
+        total += exp(p[k] - top)
+    log_total = log(total)
+    for k in range(K):
+        g[k] = exp(p[k] - top - log_total)
+        if y[k] > 0.0:
+            value -= p[k] - top - log_total
+            g[k] -= 1.0
+    return value
+
+
+cdef int row_loss(int loss, object callable_loss, int K, double* p, const double* y,
+                  double epsilon, double offset, double* g, double* value) except -1 nogil:
+    """Summed loss of the ``K`` outputs at ``p + offset`` into ``value``, derivatives into ``g``.
+
+    ``loss == CALLABLE`` calls ``callable_loss(p + offset, y)`` with the GIL
+    (its exceptions propagate).
+    """
+    cdef int k
+    cdef double total = 0.0
+    for k in range(K):
+        p[k] += offset
+    if loss == MULTINOMIAL:
+        total = multinomial_loss(K, p, y, g)
+    elif loss == CALLABLE:
+        with gil:
+            total = python_loss(callable_loss, K, p, y, g)
+    else:
+        for k in range(K):
+            total += scalar_loss(loss, p[k], y[k], epsilon, &g[k])
+    for k in range(K):
+        p[k] -= offset
+    value[0] = total
+    return 0
+
+
+cdef double python_loss(object loss, int K, double* p, const double* y, double* g) except? -1.0:
+    cdef int k
+    pa = np.empty(K)
+    ya = np.empty(K)
+    for k in range(K):
+        pa[k] = p[k]
+        ya[k] = y[k]
+    value, ga = loss(pa, ya)
+    ga = np.asarray(ga, dtype=np.float64).reshape(K)
+    for k in range(K):
+        g[k] = ga[k]
+    return float(value)
+
+
+cdef inline void weigh(int K, double* g, double weight) noexcept nogil:
+    """``g ← clip(weight · g, −1, 1)`` (a sample weight on a 1-Lipschitz loss)."""
+    cdef int k
+    cdef double v
+    for k in range(K):
+        v = g[k] * weight
+        if v > 1.0:
+            v = 1.0
+        elif v < -1.0:
+            v = -1.0
+        g[k] = v
+
+
+cdef inline double finite_prediction(double p) noexcept nogil:
+    if p != p:
+        return 0.0
+    if p > MAX_PREDICTION:
+        return MAX_PREDICTION
+    if p < -MAX_PREDICTION:
+        return -MAX_PREDICTION
+    return p
+
+
+# ------------------------------------------------------------ row access
+cdef class Rows:
+    """The rows of a pass: a C-contiguous float64 array, or the arrays of a canonical CSR matrix."""
+
+    cdef bint dense
+    cdef const double[:, ::1] X
+    cdef const long long[::1] indptr
+    cdef const int[::1] indices
+    cdef const double[::1] data
+
+    def __init__(self, bint dense, const double[:, ::1] X, const long long[::1] indptr,
+                 const int[::1] indices, const double[::1] data):
+        self.dense = dense
+        self.X = X
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+
+    cdef inline int gather(self, Py_ssize_t row, int d, int* idx, double* val) noexcept nogil:
+        """The entries of a row whose square is not 0 (as ``canonical_csr`` keeps)."""
+        cdef int j, m = 0
+        cdef long long e
+        cdef double x
+        if not self.dense:
+            for e in range(self.indptr[row], self.indptr[row + 1]):
+                idx[m] = self.indices[e]
+                val[m] = self.data[e]
+                m += 1
+            return m
+        for j in range(d):
+            x = self.X[row, j]
+            if x * x != 0.0:
+                idx[m] = j
+                val[m] = x
+                m += 1
+        return m
+
+    cdef inline void copy(self, Py_ssize_t row, int d, double* out) noexcept nogil:
+        """The row as ``d`` dense values."""
+        cdef long long e
+        cdef int j
+        if self.dense:
+            for j in range(d):
+                out[j] = self.X[row, j]
+            return
+        for j in range(d):
+            out[j] = 0.0
+        for e in range(self.indptr[row], self.indptr[row + 1]):
+            out[self.indices[e]] += self.data[e]
+
+
+cdef class Stream:
+    """Targets, weights, loss and the running scalars of a pass.
+
+    ``learn`` does the bookkeeping every pass shares once a row's predictions
+    are made: the loss of ``p`` plus the running target mean
+    (``center_target``), the weighted loss sum, and the learner's
+    ``clip(c · g, −1, 1)``. ``result()`` returns
+    ``(t, total_loss, n_clipped, target_sum, target_count)``.
+    """
+
+    cdef const double[:, ::1] T
+    cdef const double[::1] sample_weight
+    cdef long long t
+    cdef double total_loss
+    cdef long long n_clipped
+    cdef double target_sum
+    cdef long long target_count
+    cdef bint center_target
+    cdef int loss
+    cdef object callable_loss
+    cdef double alpha
+    cdef double epsilon
+    cdef double max_exponent
+
+    def __init__(self, const double[:, ::1] T, const double[::1] sample_weight, running,
+                 bint center_target, int loss, callable_loss, double alpha, double epsilon,
+                 double max_exponent):
+        self.T = T
+        self.sample_weight = sample_weight
+        self.t, self.total_loss, self.n_clipped, self.target_sum, self.target_count = running
+        self.center_target = center_target
+        self.loss = loss
+        self.callable_loss = callable_loss
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.max_exponent = max_exponent
+
+    def result(self):
+        return self.t, self.total_loss, self.n_clipped, self.target_sum, self.target_count
+
+    cdef inline int learn(self, Py_ssize_t row, int K, double* p, double* g) except -1 nogil:
+        cdef double value = 0.0
+        cdef double offset = self.target_sum / self.target_count if self.target_count > 0 else 0.0
+        row_loss(self.loss, self.callable_loss, K, p, &self.T[row, 0], self.epsilon, offset, g,
+                 &value)
+        if self.center_target:
+            self.target_sum += self.T[row, 0]
+            self.target_count += 1
+        self.total_loss += self.sample_weight[row] * value
+        weigh(K, g, self.sample_weight[row])
+        return 0
+
+
+# ------------------------------------------------------- coordinate-wise pass
+cdef inline double coordinate_term(
+    int kind, bint per_feature, int j, double x, double* s2, const double* h, const double* gam,
+    double* n_nonzero, double* ratio, double inv_two_alpha, double row_norm, double log_alpha,
+    double log_alpha_d, double max_exponent, bint* clipped,
+) noexcept nogil:
+    """Add ``x²`` to ``s²_j``; return coordinate ``j``'s term of the prediction of one output.
+
+    ``ratio[j] = x / s²_j`` is kept for the update. Algorithm 1:
+    ``exp(E − log(α n d)) h (x / s²)`` with ``E = (h² + x²)/(2α s²)``; the
+    diagonal learner: ``exp((h²/s² − Γ)/(2α) − log α) h (x / s²)``.
+    """
+    cdef double r, inv_e, hk, E, norm_e
+    s2[j] += x * x
+    r = 1.0 / s2[j]
+    ratio[j] = x * r
+    inv_e = inv_two_alpha * r
+    hk = h[j]
+    if kind == ALG1:
+        E = hk * hk * inv_e + x * x * inv_e
+        if per_feature:
+            n_nonzero[j] += 1.0
+            norm_e = log_alpha_d + log(n_nonzero[j])
+        else:
+            norm_e = row_norm
+    else:
+        E = hk * hk * inv_e - gam[j] * inv_two_alpha
+        norm_e = log_alpha
+    if E > max_exponent:
+        E = max_exponent
+        clipped[0] = True
+    return exp(E - norm_e) * hk * ratio[j]
+
+
+cdef inline void coordinate_update(
+    int kind, int j, double x, double gk, double* h, double* gam, const double* ratio,
+) noexcept nogil:
+    """``h_j −= g x`` (and, for the diagonal learner, ``Γ_j += g² x²/s²``)."""
+    if kind == DIAG:
+        gam[j] += gk * gk * (x * ratio[j])
+    h[j] -= gk * x
+
+
+def sparse_pass(
+    int kind,
+    double[::1] s2,
+    double[:, ::1] H,
+    double[:, ::1] gamma,
+    double[::1] n_nonzero,
+    bint per_feature,
+    bint intercept,
+    Rows rows,
+    Stream stream,
+    double[:, ::1] predictions,
+):
+    """One ordered pass of Algorithm 1 (``kind = ALG1``) or diagonal Algorithm 2 (``DIAG``).
+
+    With ``intercept`` the state has one more coordinate than the rows have
+    columns, the constant 1 (last). ``gamma`` is ``(K, d)`` for ``DIAG``;
+    ``n_nonzero`` has ``d`` entries with ``per_feature``. The running
+    scalars are continued in ``stream``.
+    """
+    cdef const double[:, ::1] X = rows.X
+    cdef const long long[::1] indptr = rows.indptr
+    cdef const int[::1] indices = rows.indices
+    cdef const double[::1] data = rows.data
+    cdef bint dense = rows.dense
+    cdef double alpha = stream.alpha, max_exponent = stream.max_exponent
+    cdef int n = stream.T.shape[0]
+    cdef int K = H.shape[0]
+    cdef int d = s2.shape[0]
+    cdef int d_x = d - 1 if intercept else d
+    cdef int* idx = <int*> malloc(d * sizeof(int))
+    # val: the non-zero values of the row (gathered, K > 1); then, per coordinate j:
+    # x/s², 1/(2α s²), the exponent's part that does not depend on the output, and the
+    # log of the normaliser
+    cdef double* val = <double*> malloc(5 * d * sizeof(double))
+    cdef double* ratio = val + d
+    cdef double* inv = val + 2 * d
+    cdef double* base = val + 3 * d
+    cdef double* norm = val + 4 * d
+    cdef double* p = <double*> malloc(2 * K * sizeof(double))
+    cdef double* g = p + K
+    cdef double* s2p = &s2[0]
+    cdef double* h0 = &H[0, 0]
+    cdef double* gam0 = &gamma[0, 0] if kind == DIAG else NULL
+    cdef double* counts = &n_nonzero[0] if per_feature else NULL
+    cdef Py_ssize_t row
+    cdef int e, m, j, k
+    cdef long long lo, hi
+    cdef double x, r, hk, E, acc, row_norm, gk
+    cdef double inv_two_alpha = 0.5 / alpha, log_alpha = log(alpha), log_alpha_d = log(alpha * d)
+    cdef bint clipped
+    if idx == NULL or val == NULL or p == NULL:
+        free(idx); free(val); free(p)
+        raise MemoryError()
+    try:
+        with nogil:
+            for row in range(n):
+                stream.t += 1
+                row_norm = log_alpha + log(<double> stream.t * d) if kind == ALG1 else log_alpha
+                clipped = False
+                if not dense:
+                    lo = indptr[row]
+                    hi = indptr[row + 1]
+                if K == 1:  # one output: statistics and prediction in one sweep, no gather
+                    acc = 0.0
+                    if dense:
+                        for j in range(d_x):
+                            x = X[row, j]
+                            if x * x != 0.0:  # as canonical_csr: a square that underflows is 0
+                                acc += coordinate_term(
+                                    kind, per_feature, j, x, s2p, h0, gam0, counts, ratio,
+                                    inv_two_alpha, row_norm, log_alpha, log_alpha_d,
+                                    max_exponent, &clipped,
+                                )
+                    else:
+                        for e in range(lo, hi):
+                            acc += coordinate_term(
+                                kind, per_feature, indices[e], data[e], s2p, h0, gam0, counts,
+                                ratio, inv_two_alpha, row_norm, log_alpha, log_alpha_d,
+                                max_exponent, &clipped,
+                            )
+                    if intercept:
+                        acc += coordinate_term(
+                            kind, per_feature, d_x, 1.0, s2p, h0, gam0, counts, ratio,
+                            inv_two_alpha, row_norm, log_alpha, log_alpha_d, max_exponent,
+                            &clipped,
+                        )
+                    p[0] = finite_prediction(acc)
+                    predictions[row, 0] = p[0]
+                else:
+                    m = rows.gather(row, d_x, idx, val)
+                    if intercept:
+                        idx[m] = d_x
+                        val[m] = 1.0
+                        m += 1
+                    for e in range(m):
+                        j = idx[e]
+                        x = val[e]
+                        s2[j] += x * x
+                        r = 1.0 / s2[j]
+                        ratio[j] = x * r
+                        inv[j] = inv_two_alpha * r
+                        if kind == ALG1:
+                            base[j] = x * x * inv[j]
+                            if per_feature:
+                                n_nonzero[j] += 1.0
+                                norm[j] = log_alpha_d + log(n_nonzero[j])
+                            else:
+                                norm[j] = row_norm
+                    for k in range(K):
+                        acc = 0.0
+                        if kind == ALG1:
+                            for e in range(m):
+                                j = idx[e]
+                                hk = H[k, j]
+                                E = hk * hk * inv[j] + base[j]
+                                if E > max_exponent:
+                                    E = max_exponent
+                                    clipped = True
+                                acc += exp(E - norm[j]) * hk * ratio[j]
+                        else:
+                            for e in range(m):
+                                j = idx[e]
+                                hk = H[k, j]
+                                E = hk * hk * inv[j] - gamma[k, j] * inv_two_alpha
+                                if E > max_exponent:
+                                    E = max_exponent
+                                    clipped = True
+                                acc += exp(E - log_alpha) * hk * ratio[j]
+                        p[k] = finite_prediction(acc)
+                        predictions[row, k] = p[k]
+                if clipped:
+                    stream.n_clipped += 1
+                stream.learn(row, K, p, g)
+                if K == 1:
+                    gk = g[0]
+                    if gk == 0.0:
+                        continue
+                    if dense:
+                        for j in range(d_x):
+                            x = X[row, j]
+                            if x * x != 0.0:
+                                coordinate_update(kind, j, x, gk, h0, gam0, ratio)
+                    else:
+                        for e in range(lo, hi):
+                            coordinate_update(kind, indices[e], data[e], gk, h0, gam0, ratio)
+                    if intercept:
+                        coordinate_update(kind, d_x, 1.0, gk, h0, gam0, ratio)
+                    continue
+                for k in range(K):
+                    gk = g[k]
+                    if gk == 0.0:
+                        continue
+                    if kind == DIAG:
+                        for e in range(m):
+                            j = idx[e]
+                            gamma[k, j] += gk * gk * (val[e] * ratio[j])
+                            H[k, j] -= gk * val[e]
+                    else:
+                        for e in range(m):
+                            H[k, idx[e]] -= gk * val[e]
+    finally:
+        free(idx); free(val); free(p)
+
+
+def centered_pass(
+    int kind,
+    double[::1] mean,
+    double[::1] m2,
+    double[::1] sq,
+    double[:, ::1] H,
+    double[::1] G,
+    double[:, ::1] gamma,
+    double[::1] gamma0,
+    bint fit_intercept,
+    Rows rows,
+    Stream stream,
+    double[:, ::1] predictions,
+):
+    """Algorithm 1 (``ALG1``) or diagonal Algorithm 2 (``DIAG``) on running-mean-centred features.
+
+    At trial ``t``, after adding the row to the running sums (Welford), the
+    statistics are those of the data centred at the current mean ``m``:
+    ``s̃² = m2``, ``h̃ = H + m G`` (``H = −Σ g x``, ``G = Σ g``) and
+    ``x̃ = x − m``; a feature constant so far (``m2 ≤ 1e-12 Σ x²``) has weight
+    0. The intercept is an uncentred constant coordinate (``s² = t``,
+    ``h = −G``); ``d`` counts it in Algorithm 1's ``1/(α t d)``. ``X`` holds
+    the features only (no intercept column); CSR rows are densified.
+    """
+    cdef double alpha = stream.alpha, max_exponent = stream.max_exponent
+    cdef int n = stream.T.shape[0]
+    cdef int K = H.shape[0]
+    cdef int d = mean.shape[0]
+    cdef int d_aug = d + (1 if fit_intercept else 0)
+    cdef double* xrow = <double*> malloc((d + 1) * sizeof(double))
+    # per feature: x̃/s̃², 1/(2α s̃²), the output-free part of the exponent, x̃²/s̃²
+    cdef double* ratio = <double*> malloc(4 * (d + 1) * sizeof(double))
+    cdef double* inv = ratio + (d + 1)
+    cdef double* base = ratio + 2 * (d + 1)
+    cdef double* lev = ratio + 3 * (d + 1)
+    cdef int* live = <int*> malloc((d + 1) * sizeof(int))
+    cdef double* p = <double*> malloc(2 * K * sizeof(double))
+    cdef double* g = p + K
+    cdef Py_ssize_t row
+    cdef int e, j, k, m
+    cdef double x, xc, r, delta, hc, E, E0, acc, norm, gk
+    cdef double inv_two_alpha = 0.5 / alpha, log_alpha = log(alpha), inv_t
+    cdef bint clipped
+    if xrow == NULL or ratio == NULL or live == NULL or p == NULL:
+        free(xrow); free(ratio); free(live); free(p)
+        raise MemoryError()
+    try:
+        with nogil:
+            for row in range(n):
+                stream.t += 1
+                inv_t = 1.0 / <double> stream.t
+                rows.copy(row, d, xrow)
+                m = 0
+                for j in range(d):
+                    x = xrow[j]
+                    delta = x - mean[j]
+                    mean[j] += delta / stream.t
+                    m2[j] += delta * (x - mean[j])
+                    sq[j] += x * x
+                    xc = x - mean[j]
+                    if m2[j] > CONSTANT_TOL * sq[j] and xc != 0.0:
+                        r = 1.0 / m2[j]
+                        ratio[j] = xc * r
+                        inv[j] = inv_two_alpha * r
+                        base[j] = xc * xc * inv[j]
+                        lev[j] = xc * ratio[j]
+                        live[m] = j
+                        m += 1
+                norm = log(alpha * stream.t * d_aug) if kind == ALG1 else log_alpha
+                clipped = False
+                for k in range(K):
+                    acc = 0.0
+                    for e in range(m):
+                        j = live[e]
+                        hc = H[k, j] + G[k] * mean[j]
+                        if kind == ALG1:
+                            E = hc * hc * inv[j] + base[j]
+                        else:
+                            E = hc * hc * inv[j] - gamma[k, j] * inv_two_alpha
+                        if E > max_exponent:
+                            E = max_exponent
+                            clipped = True
+                        acc += exp(E - norm) * hc * ratio[j]
+                    if fit_intercept:
+                        if kind == ALG1:
+                            E0 = (G[k] * G[k] + 1.0) * inv_t * inv_two_alpha
+                        else:
+                            E0 = (G[k] * G[k] * inv_t - gamma0[k]) * inv_two_alpha
+                        if E0 > max_exponent:
+                            E0 = max_exponent
+                            clipped = True
+                        acc += exp(E0 - norm) * (-G[k] * inv_t)
+                    p[k] = finite_prediction(acc)
+                    predictions[row, k] = p[k]
+                if clipped:
+                    stream.n_clipped += 1
+                stream.learn(row, K, p, g)
+                for k in range(K):
+                    gk = g[k]
+                    if gk == 0.0:
+                        continue
+                    if kind == DIAG:
+                        for e in range(m):
+                            j = live[e]
+                            gamma[k, j] += gk * gk * lev[j]
+                        if fit_intercept:
+                            gamma0[k] += gk * gk * inv_t
+                    for j in range(d):
+                        H[k, j] -= gk * xrow[j]
+                    G[k] += gk
+    finally:
+        free(xrow); free(ratio); free(live); free(p)
+
+
+# ------------------------------------------------------------------ full pass
+cdef inline void givens(double a, double b, double* c, double* s) noexcept nogil:
+    """``c, s`` with ``[c s; −s c] [a; b] = [r; 0]``, ``r = hypot(a, b)``."""
+    cdef double r = hypot(a, b)
+    c[0] = a / r
+    s[0] = b / r
+
+
+def full_pass_qr(
+    double[:, ::1] R,
+    double[:, ::1] Z,
+    double[::1] gamma,
+    double[::1] scale,
+    double[::1] ref,
+    bint has_ref,
+    bint intercept,
+    long long rank,
+    Rows rows,
+    Stream stream,
+    double rank_tol,
+    double[:, ::1] predictions,
+):
+    """One ordered pass of Algorithm 2 on the Givens-updated factor ``R`` (module docstring).
+
+    Internal coordinates: with ``intercept`` (a constant column, last, that
+    ``X`` does not hold) each feature is shifted by the first row seen
+    (``ref``, fixed then; the constant column is not shifted), then each
+    coordinate is divided by its first non-zero value (``scale``, fixed
+    then): an invertible affine map of the rows, invisible in the
+    predictions of Algorithm 2, that keeps ``R`` well scaled and makes the
+    internal rows the same, up to one rounding, whatever the units of each
+    feature (the same bits for power-of-two units). ``Z`` holds ``z_k = R⁻ᵀh_k``.
+    The running scalars are continued in ``stream``. Returns ``(rank,
+    has_ref, spread)``, ``spread`` the largest ratio of the largest to the
+    smallest pivot ``|R_jj|`` after a row of the pass (a lower bound of
+    ``κ(R)``).
+    """
+    cdef double alpha = stream.alpha, max_exponent = stream.max_exponent
+    cdef int n = stream.T.shape[0]
+    cdef int K = Z.shape[0]
+    cdef int d = R.shape[0]
+    cdef int d_x = d - 1 if intercept else d
+    cdef double* x = <double*> malloc(d * sizeof(double))
+    cdef double* v = <double*> malloc(d * sizeof(double))
+    cdef double* rho = <double*> malloc(K * sizeof(double))
+    cdef double* p = <double*> malloc(K * sizeof(double))
+    cdef double* a = <double*> malloc(K * sizeof(double))
+    cdef double* g = <double*> malloc(K * sizeof(double))
+    cdef Py_ssize_t row
+    cdef int j, k, first, inc = 1, length
+    cdef double c, s, tmp, gam, norm2, lev, q, E, two_alpha = 2.0 * alpha
+    cdef double log_alpha = log(alpha), r_min, r_max, r_abs, spread = 1.0
+    cdef bint new_direction, clipped
+    if x == NULL or v == NULL or rho == NULL or p == NULL or a == NULL or g == NULL:
+        free(x); free(v); free(rho); free(p); free(a); free(g)
+        raise MemoryError()
+    try:
+        with nogil:
+            for row in range(n):
+                stream.t += 1
+                rows.copy(row, d_x, x)
+                if intercept:
+                    if not has_ref:
+                        for j in range(d_x):
+                            ref[j] = x[j]
+                        has_ref = True
+                    for j in range(d_x):
+                        x[j] = x[j] - ref[j]
+                    x[d_x] = 1.0
+                norm2 = 0.0
+                for j in range(d):
+                    if x[j] * x[j] == 0.0:  # a square that underflows counts as zero
+                        x[j] = 0.0
+                        continue
+                    if scale[j] == 0.0:
+                        scale[j] = x[j]
+                    x[j] = x[j] / scale[j]
+                    norm2 += x[j] * x[j]
+                # rotate [R; xᵀ] into R, carrying v (from e_bottom) and z (from [z; 0])
+                for j in range(d):
+                    v[j] = 0.0
+                gam = 1.0
+                for k in range(K):
+                    rho[k] = 0.0
+                new_direction = False
+                for j in range(d):
+                    if x[j] == 0.0:
+                        continue
+                    if R[j, j] == 0.0:
+                        if x[j] * x[j] > rank_tol * norm2:
+                            # a new direction: the rest of the row becomes row j of R
+                            for first in range(j, d):
+                                R[j, first] = x[first]
+                            v[j] = gam
+                            gam = 0.0
+                            for k in range(K):
+                                Z[k, j] = rho[k]
+                                rho[k] = 0.0
+                            new_direction = True
+                            rank += 1
+                            break
+                        x[j] = 0.0  # rounding of a row in the span: dropped
+                        continue
+                    givens(R[j, j], x[j], &c, &s)
+                    length = d - j
+                    drot(&length, &R[j, j], &inc, &x[j], &inc, &c, &s)
+                    x[j] = 0.0
+                    tmp = v[j]
+                    v[j] = c * tmp + s * gam
+                    gam = c * gam - s * tmp
+                    for k in range(K):
+                        tmp = Z[k, j]
+                        Z[k, j] = c * tmp + s * rho[k]
+                        rho[k] = c * rho[k] - s * tmp
+                r_min = 0.0
+                r_max = 0.0
+                for j in range(d):
+                    r_abs = fabs(R[j, j])
+                    if r_abs > r_max:
+                        r_max = r_abs
+                    if r_abs > 0.0 and (r_abs < r_min or r_min == 0.0):
+                        r_min = r_abs
+                if r_min > 0.0 and r_max / r_min > spread:
+                    spread = r_max / r_min
+                lev = 0.0
+                for j in range(d):
+                    lev += v[j] * v[j]
+                if new_direction or lev > 1.0:
+                    lev = 1.0
+                clipped = False
+                for k in range(K):
+                    q = 0.0
+                    a[k] = 0.0
+                    for j in range(d):
+                        q += Z[k, j] * Z[k, j]
+                        a[k] += Z[k, j] * v[j]
+                    if new_direction:
+                        a[k] = 0.0  # xᵀS⁺h = 0 on a rank increase (Appendix E)
+                    E = (q - gamma[k]) / two_alpha
+                    if E > max_exponent:
+                        E = max_exponent
+                        clipped = True
+                    p[k] = finite_prediction(exp(E - log_alpha) * a[k])
+                    predictions[row, k] = p[k]
+                if clipped:
+                    stream.n_clipped += 1
+                stream.learn(row, K, p, g)
+                for k in range(K):
+                    if g[k] == 0.0:
+                        continue
+                    for j in range(d):
+                        Z[k, j] -= g[k] * v[j]
+                    gamma[k] += g[k] * g[k] * lev
+    finally:
+        free(x); free(v); free(rho); free(p); free(a); free(g)
+    return rank, has_ref, spread
+
+
+def compiled_loss(str name, double[::1] p, double[::1] y, double epsilon):
+    """``(value, g)`` of the compiled loss table at ``p`` (tests compare it with ``_losses``)."""
+    cdef int K = p.shape[0]
+    g = np.zeros(K)
+    cdef double[::1] gv = g
+    cdef double[::1] pc = p.copy()
+    cdef double value = 0.0
+    row_loss(LOSS_CODES[name], None, K, &pc[0], &y[0], epsilon, 0.0, &gv[0], &value)
+    return value, g
