@@ -189,7 +189,8 @@ class OnlineLinearClassifierMixin(_OnlineLinearBase):
     def _validate_batch(self, X, y, first_call, classes=None, sample_weight=None):
         X, y = self._check_training_data(X, y, first_call)
         self._check_params_consistent(X)
-        check_classification_targets(y)
+        if first_call:  # later batches are checked against classes_ below (cheaper)
+            check_classification_targets(y)
         if first_call:
             if classes is None:
                 raise ValueError(
