@@ -23,6 +23,7 @@ EXTENSIONS = [
         "skonline.linear_model._son_fast",
         ["skonline/linear_model/_son_fast.pyx"],
     ),
+    Extension("skonline.utils._sketch_fast", ["skonline/utils/_sketch_fast.pyx"]),
 ]
 
 for ext in EXTENSIONS:

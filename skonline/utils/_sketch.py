@@ -1,7 +1,17 @@
 """Frequent-Directions kernels shared by the sketches and the sketched Newton learners.
 
-Pure functions on arrays (they never write into their inputs), except
-:func:`append_rows`, which fills the sketch's own preallocated buffer.
+Pure functions on arrays (they never write into their inputs), except the
+passes (:func:`dense_pass`, :func:`sparse_pass`, :func:`randomized_sparse_pass`,
+:func:`stacked_rows_pass`), which fill the buffer, the squared norms, the mean
+and the per-feature sums of squares of the caller's own copy of a sketch state.
+
+A sketch buffer holds ``n_rows`` rows; the first ``n_orth`` are the sketch left
+by the last compaction, orthogonal with known squared norms (``squares``), so
+their block of the Gram matrix is diagonal. Rows streamed with centring are
+Welford rows ``r_t = sqrt((t-1)/t)(x_t − μ_{t−1})``: ``Σ_t r_t r_tᵀ`` is exactly
+the centred scatter ``(A − 1μᵀ)ᵀ(A − 1μᵀ)``, and its singular values are those of
+the centred matrix, so Frequent Directions' bound holds for the centred matrix
+unchanged.
 
 Notation follows Luo et al., "Robust Frequent Directions with Application in
 Online Learning" (JMLR 2019): ``m`` is the sketch size, a compaction of a buffer
@@ -18,16 +28,25 @@ import threading
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from sklearn.utils import gen_batches
 from threadpoolctl import ThreadpoolController
 
+from ._sketch_fast import STATUS_DONE, VARIANT_CODES, gram_pass, welford_rows
+
 __all__ = [
-    "append_rows",
+    "WelfordBlock",
     "apply_inverse",
+    "block_statistics",
     "compact",
+    "compact_with_block",
+    "dense_pass",
     "gram_eigenbasis",
+    "randomized_sparse_pass",
     "shrunk_squares",
     "single_blas_thread",
     "sketch_solve",
+    "sparse_pass",
+    "stacked_rows_pass",
     "thin_svd",
 ]
 
@@ -127,6 +146,17 @@ def shrunk_squares(sq, m, variant="fd", beta=0.2):
     return kept, delta
 
 
+def eigenvector_signs(U):
+    """``U`` with each column's largest-magnitude entry made positive.
+
+    The sign of an eigenvector is arbitrary; fixing it makes the sketch rows
+    the same whichever way the Gram matrix was computed (dense or sparse rows).
+    """
+    idx = np.argmax(np.abs(U), axis=0)
+    signs = np.where(U[idx, np.arange(U.shape[1])] < 0, -1.0, 1.0)
+    return U * signs
+
+
 def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
     """One compaction (SHRINK) of a buffer: at most ``m - 1`` orthogonal rows remain.
 
@@ -176,7 +206,7 @@ def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
                 positive = lam[:k] > 0
                 scale = np.zeros(k)
                 scale[positive] = np.sqrt(kept[positive] / lam[:k][positive])
-                rows = scale[:, None] * (U[:, :k].T @ Bhat)
+                rows = scale[:, None] * (eigenvector_signs(U[:, :k]).T @ Bhat)
                 return rows, kept, delta
         # Overflowing Gram matrix or failed eigensolver: the SVD route below.
     _, s, Vt = thin_svd(Bhat)
@@ -185,68 +215,544 @@ def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
     return rows, kept, delta
 
 
-def append_rows(buffer, n_rows, X, m, *, variant="fd", beta=0.2, method="gram"):
-    """Stream the rows of ``X`` into a sketch buffer, compacting when it is full.
+# ----------------------------------------------------------------- the passes
+#: Rows of a dense batch are centred (Welford) at most this many at a time by the
+#: SVD route (memory ``O(block · d)``).
+WELFORD_BLOCK_ROWS = 4096
 
-    The buffer is the sketch's own storage (``capacity x d``, float64) and is
-    updated in place; ``X`` is only read. Rows are copied in slices of at most
-    ``capacity - n_rows`` rows, so a compaction happens exactly when the buffer
-    holds ``capacity`` rows, whatever the batch size: the result does not depend
-    on how a stream is split into batches. CSR input is densified one slice at
-    a time (never the whole batch), so memory stays ``O(capacity · d)``.
 
-    Parameters
-    ----------
-    buffer : ndarray of shape (capacity, d)
-        Rows ``[0, n_rows)`` hold the current sketch.
-    n_rows : int
-        Number of filled rows.
-    X : ndarray or CSR matrix of shape (n, d)
-    m : int
-        Sketch size; ``capacity`` is ``2 m`` (Alg. 4/5) or ``m`` (Alg. 1/2).
-    variant, beta, method
-        See :func:`compact`.
+def pfd_shrunk_count(beta, m):
+    """PFD's number ``q`` of shrunk values among the top ``m``."""
+    return max(1, math.floor(beta * m))
+
+
+def max_compactions(n_rows, n, capacity, m):
+    """An upper bound on the compactions of a pass of ``n`` rows into a buffer holding ``n_rows``."""
+    per = max(capacity - (m - 1), 1)
+    return (n_rows + n) // per + 2
+
+
+def compact_buffer_svd(buffer, squares, m, variant, beta):
+    """Compact the full ``buffer`` in place by the SVD route; returns ``(k, delta)``."""
+    rows, kept, delta = compact(buffer, m, variant, beta, method="svd")
+    k = rows.shape[0]
+    buffer[:k] = rows
+    squares[:k] = kept
+    return k, delta
+
+
+def dense_pass(
+    buffer,
+    squares,
+    n_rows,
+    n_orth,
+    X,
+    mean,
+    m2,
+    count,
+    *,
+    m,
+    variant="fd",
+    beta=0.2,
+    method="gram",
+    center=True,
+    skip_zero_rows=False,
+):
+    """Stream the rows of a dense batch into a sketch buffer (in place).
+
+    Each row is written into the buffer (Welford-centred with ``center``:
+    ``r_t = sqrt((t-1)/t)(x_t - μ_{t-1})``, whose outer products sum to the
+    centred scatter exactly); a full buffer is compacted. ``"gram"`` runs the
+    compiled pass (:func:`skonline.utils._sketch_fast.gram_pass`: Gram blocks
+    of the new rows only, one ``dsyevd`` per compaction), with the SVD route
+    for a compaction whose Gram matrix is not finite or whose eigensolver
+    fails; ``"svd"`` compacts by a thin SVD of the buffer (the textbook route).
+
+    ``buffer``, ``squares``, ``mean`` and ``m2`` are the caller's own copies and
+    are updated in place; ``X`` is only read. A compaction happens exactly when
+    the buffer is full, so any split of a stream into batches gives the same
+    sketch bit for bit.
 
     Returns
     -------
-    n_rows : int
-        Filled rows after the pass.
+    n_rows, n_orth, count : int
     deltas : list of float
         The shrinkage ``δ`` of each compaction, in order.
     """
     with single_blas_thread():
-        return _append_rows(buffer, n_rows, X, m, variant, beta, method)
+        if method == "gram":
+            return _gram_dense_pass(
+                buffer, squares, n_rows, n_orth, X, mean, m2, count,
+                m, variant, beta, center, skip_zero_rows,
+            )  # fmt: skip
+        deltas = []
+        for sl in gen_batches(X.shape[0], WELFORD_BLOCK_ROWS):
+            R, count = welford_rows(X[sl], mean, m2, count, center)
+            n_rows, n_orth = _append_dense_rows(
+                buffer, squares, n_rows, n_orth, R, m, variant, beta, skip_zero_rows, deltas
+            )
+        return n_rows, n_orth, count, deltas
 
 
-def _append_rows(buffer, n_rows, X, m, variant, beta, method):
-    capacity = buffer.shape[0]
-    n = X.shape[0]
+def _gram_dense_pass(
+    buffer, squares, n_rows, n_orth, X, mean, m2, count, m, variant, beta, center, skip
+):
+    code = VARIANT_CODES[variant]
+    q = pfd_shrunk_count(beta, m)
+    out = np.empty(max_compactions(n_rows, X.shape[0], buffer.shape[0], m))
     deltas = []
     start = 0
-    sparse = sp.issparse(X)
+    while True:
+        n_rows, n_orth, count, n_done, stop, status = gram_pass(
+            buffer, squares, n_rows, n_orth, X, start, m, code, q, center, skip, mean, m2,
+            count, out,
+        )  # fmt: skip
+        deltas.extend(out[:n_done].tolist())
+        if status == STATUS_DONE:
+            return n_rows, n_orth, count, deltas
+        # The Gram matrix overflowed or the eigensolver failed: this compaction by SVD.
+        k, delta = compact_buffer_svd(buffer, squares, m, variant, beta)
+        deltas.append(delta)
+        n_rows = n_orth = k
+        start = stop
+
+
+def _append_dense_rows(buffer, squares, n_rows, n_orth, R, m, variant, beta, skip, deltas):
+    """Append already-streamed rows ``R`` (SVD route), compacting when the buffer is full."""
+    capacity = buffer.shape[0]
+    if skip and R.shape[0]:
+        R = R[np.any(R != 0, axis=1)]
+    start, n = 0, R.shape[0]
     while start < n:
         take = min(n - start, capacity - n_rows)
-        if take <= 0:
-            raise ValueError(
-                f"a sketch of capacity {capacity} rows cannot hold the {n_rows} rows that "
-                f"sketch size {m} keeps after a compaction"
-            )
-        stop = start + take
-        target = buffer[n_rows : n_rows + take]
-        if sparse:
-            target[...] = X[start:stop].toarray()
-        else:
-            target[...] = X[start:stop]
+        buffer[n_rows : n_rows + take] = R[start : start + take]
         n_rows += take
-        start = stop
+        start += take
         if n_rows == capacity:
-            rows, _, delta = compact(buffer, m, variant, beta, method)
-            k = rows.shape[0]
-            buffer[:k] = rows
-            buffer[k:] = 0.0  # keep unused rows canonical (deterministic pickles)
-            n_rows = k
+            n_rows, delta = compact_buffer_svd(buffer, squares, m, variant, beta)
+            n_orth = n_rows
             deltas.append(delta)
-    return n_rows, deltas
+    return n_rows, n_orth
+
+
+def stacked_rows_pass(buffer, squares, n_rows, n_orth, rows, *, m, variant="fd", beta=0.2):
+    """Append rows that are already sketch rows (a merge, a randomized block), in place.
+
+    The rows are not centred again and do not count as samples. Returns
+    ``(n_rows, n_orth, deltas)``.
+    """
+    d = buffer.shape[1]
+    scratch_mean, scratch_m2 = np.zeros(d), np.zeros(d)
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    n_rows, n_orth, _, deltas = dense_pass(
+        buffer, squares, n_rows, n_orth, rows, scratch_mean, scratch_m2, 0,
+        m=m, variant=variant, beta=beta, center=False,
+    )  # fmt: skip
+    return n_rows, n_orth, deltas
+
+
+# --------------------------------------------------- implicit Welford rows of a block
+class WelfordBlock:
+    """The Welford rows of consecutive raw rows ``X`` (sparse), never formed densely.
+
+    For rows ``x_1 … x_b`` following ``t0`` rows of sum ``s0``, row ``i`` is
+    ``r_i = c_i (x_i − (s0 + Σ_{j<i} x_j) / (t0 + i − 1))`` with
+    ``c_i = sqrt((t0+i−1)/(t0+i))``: ``R = T X + u s0ᵀ`` with ``T`` lower
+    triangular (a diagonal scaling and a prefix sum) and ``u = −c / (t0+i−1)``.
+    Products with ``R`` and ``Rᵀ`` cost ``O(nnz(X))`` per column plus ``O(b + d)``.
+    Without centring ``R = X``.
+    """
+
+    def __init__(self, X, t0, s0, center):
+        self.X = X
+        self.center = center
+        self.t0 = t0
+        self.s0 = np.asarray(s0, dtype=np.float64)
+        b = X.shape[0]
+        t = t0 + np.arange(1, b + 1, dtype=np.float64)
+        if center:
+            self.c = np.sqrt((t - 1.0) / t)
+            self.inv = np.where(t > 1.0, 1.0 / np.maximum(t - 1.0, 1.0), 0.0)
+
+    @property
+    def shape(self):
+        return self.X.shape
+
+    def _t(self, M):
+        """``T M`` along the rows of ``M`` (prefix sums, exclusive)."""
+        prefix = np.cumsum(M, axis=0)
+        prefix = np.concatenate([np.zeros_like(M[:1]), prefix[:-1]], axis=0)
+        return _col(self.c, M) * (M - _col(self.inv, M) * prefix)
+
+    def _t_transpose(self, M):
+        """``Tᵀ M``: the reverse, exclusive prefix sums."""
+        y = _col(self.inv * self.c, M) * M
+        suffix = np.cumsum(y[::-1], axis=0)[::-1]
+        suffix = np.concatenate([suffix[1:], np.zeros_like(M[:1])], axis=0)
+        return _col(self.c, M) * M - suffix
+
+    def u(self):
+        return -self.c * self.inv
+
+    def matmat(self, V):
+        """``R @ V`` for ``V`` of shape (d, p) (or (d,))."""
+        XV = np.asarray(self.X @ V)
+        if not self.center:
+            return XV
+        return self._t(XV) + np.multiply.outer(self.u(), self.s0 @ V)
+
+    def rmatmat(self, W):
+        """``Rᵀ @ W`` for ``W`` of shape (b, p) (or (b,))."""
+        if not self.center:
+            return np.asarray(self.X.T @ W)
+        XtW = np.asarray(self.X.T @ self._t_transpose(W))
+        return XtW + np.multiply.outer(self.s0, self.u() @ W)
+
+    def gram(self):
+        """``R Rᵀ`` (b x b)."""
+        Y = self.X @ self.X.T
+        Y = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
+        if not self.center:
+            return Y
+        TY = self._t(self._t(Y).T)  # T Y Tᵀ (Y symmetric)
+        xs = np.asarray(self.X @ self.s0)
+        u = self.u()
+        Txs = self._t(xs)
+        return TY + np.outer(Txs, u) + np.outer(u, Txs) + float(self.s0 @ self.s0) * np.outer(u, u)
+
+    def dense(self):
+        """``R`` as a dense array (small blocks only)."""
+        Xd = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X, dtype=np.float64)
+        if not self.center:
+            return Xd
+        return self._t(Xd) + np.multiply.outer(self.u(), self.s0)
+
+
+def _col(v, M):
+    return v[:, None] if M.ndim == 2 else v
+
+
+def block_statistics(X, mean, m2, count, center):
+    """Mean, per-feature sums of squares and count after the rows of ``X`` (Chan's merge).
+
+    Returns new arrays; equal, up to rounding, to the Welford recursion of
+    :func:`dense_pass`.
+    """
+    b = X.shape[0]
+    col_sum = np.asarray(X.sum(axis=0)).ravel()
+    col_sq = np.asarray(X.multiply(X).sum(axis=0)).ravel() if sp.issparse(X) else (X * X).sum(0)
+    total = count + b
+    if not center:
+        return mean.copy(), m2 + col_sq, total
+    block_mean = col_sum / b
+    block_m2 = np.maximum(col_sq - b * block_mean * block_mean, 0.0)
+    delta = block_mean - mean
+    new_m2 = m2 + block_m2 + delta * delta * (count * b / total)
+    return mean + delta * (b / total), new_m2, total
+
+
+def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, variant, beta):
+    """Compact the buffer rows together with the rows ``keep`` of a Welford block (in place).
+
+    The Gram matrix of ``[D; R_keep]`` (``D = buffer[:n_rows]``) is built from
+    its blocks: diagonal for the ``n_orth`` orthogonal rows, products with the
+    block through :class:`WelfordBlock` (``O(nnz)`` per sketch row). The new
+    rows ``diag(sqrt(kept/λ)) Uᵀ [D; R]`` are written into ``buffer[:k]``.
+    Returns ``(k, delta)``.
+    """
+    D = buffer[:n_rows]
+    r = n_orth
+    G_dd = np.zeros((n_rows, n_rows))
+    G_dd[np.arange(r), np.arange(r)] = squares[:r]
+    A = D[r:]
+    if A.shape[0]:
+        G_dd[r:, :r] = A @ D[:r].T
+        G_dd[:r, r:] = G_dd[r:, :r].T
+        G_dd[r:, r:] = A @ A.T
+    G_rd = block.matmat(D.T)[keep]
+    G_rr = block.gram()[np.ix_(keep, keep)]
+    G = np.block([[G_dd, G_rd.T], [G_rd, G_rr]])
+    ng, d = G.shape[0], buffer.shape[1]
+    if np.all(np.isfinite(G)):
+        try:
+            lam, U = sla.eigh(G, check_finite=False, driver="evd")
+        except np.linalg.LinAlgError:  # pragma: no cover - LAPACK failure
+            lam = None
+    else:
+        lam = None
+    if lam is None:  # the SVD route on the materialised rows
+        stacked = np.vstack([D, block.dense()[keep]])
+        rows, kept, delta = compact(stacked, m, variant, beta, method="svd")
+    else:
+        n_values = min(ng, d)
+        lam = np.maximum(lam[::-1][:n_values], 0.0)
+        U = U[:, ::-1][:, :n_values]
+        kept, delta = shrunk_squares(lam, m, variant, beta)
+        k = kept.shape[0]
+        scale = np.zeros(k)
+        pos = lam[:k] > 0
+        scale[pos] = np.sqrt(kept[pos] / lam[:k][pos])
+        W = eigenvector_signs(U[:, :k]) * scale
+        W_block = np.zeros((block.shape[0], k))
+        W_block[keep] = W[n_rows:]
+        rows = W[:n_rows].T @ D + block.rmatmat(W_block).T
+    k = rows.shape[0]
+    buffer[:k] = rows
+    squares[:k] = kept
+    return k, delta
+
+
+def _kept_rows(X, count, center, skip):
+    """Rows of a CSR batch that a pass appends (``skip_zero_rows`` drops the zero rows)."""
+    n = X.shape[0]
+    if not skip:
+        return np.ones(n, dtype=bool)
+    if center:  # only the very first row of a stream has a zero Welford row for sure
+        keep = np.ones(n, dtype=bool)
+        if count == 0 and n:
+            keep[0] = False
+        return keep
+    return np.diff(X.indptr) > 0
+
+
+def sparse_pass(
+    buffer,
+    squares,
+    n_rows,
+    n_orth,
+    X,
+    mean,
+    m2,
+    count,
+    *,
+    m,
+    variant="fd",
+    beta=0.2,
+    center=True,
+    skip_zero_rows=False,
+):
+    """Stream the rows of a CSR batch into a sketch buffer, keeping them sparse.
+
+    The same compaction schedule as :func:`dense_pass` (a compaction when the
+    buffer would be full), so CSR and dense input give the same sketch up to
+    rounding; but the rows of a compaction are never densified: the Gram
+    matrix and the new rows come from products with the sparse block
+    (:func:`compact_with_block`), ``O(nnz · sketch_size)`` for the new rows'
+    part. Centring is implicit (:class:`WelfordBlock`). The rows left over at
+    the end of the call (fewer than a compaction needs) are written into the
+    buffer densely, as :func:`dense_pass` writes them.
+
+    Returns ``(n_rows, n_orth, mean, m2, count, deltas)`` (new ``mean`` and
+    ``m2`` arrays; ``buffer`` and ``squares`` updated in place).
+    """
+    capacity = buffer.shape[0]
+    keep_all = _kept_rows(X, count, center, skip_zero_rows)
+    kept_before = np.concatenate([[0], np.cumsum(keep_all)])
+    deltas = []
+    start, n = 0, X.shape[0]
+    with single_blas_thread():
+        while start < n:
+            need = capacity - n_rows
+            # the block ends at the row that fills the buffer
+            stop = int(np.searchsorted(kept_before, kept_before[start] + need, side="left"))
+            if stop > n:
+                break
+            Xb = X[start:stop]
+            block = WelfordBlock(Xb, count, count * mean, center)
+            keep = np.flatnonzero(keep_all[start:stop])
+            k, delta = compact_with_block(
+                buffer, squares, n_rows, n_orth, block, keep, m=m, variant=variant, beta=beta
+            )
+            deltas.append(delta)
+            n_rows = n_orth = k
+            mean, m2, count = block_statistics(Xb, mean, m2, count, center)
+            start = stop
+        if start < n:  # the rest fits in the buffer: written densely, as dense_pass would
+            mean, m2 = mean.copy(), m2.copy()
+            rest = X[start:].toarray()
+            n_rows, n_orth, count, more = dense_pass(
+                buffer, squares, n_rows, n_orth, rest, mean, m2, count,
+                m=m, variant=variant, beta=beta, center=center, skip_zero_rows=skip_zero_rows,
+            )  # fmt: skip
+            deltas += more
+    return n_rows, n_orth, mean, m2, count, deltas
+
+
+# ------------------------------------------------- randomized sparse blocks
+#: A randomized block holds about this many non-zeros per sketch-buffer entry
+#: (``RANDOMIZED_BLOCK_NNZ · capacity · d``): Ghashami, Liberty & Phillips
+#: (2016) compress a block once its non-zeros reach the size of the sketch.
+RANDOMIZED_BLOCK_NNZ = 1.0
+#: Extra columns of the randomized range finder and its power iterations.
+RANGE_OVERSAMPLE = 10
+RANGE_POWER_ITERATIONS = 2
+#: Power iterations of the residual check. The estimate is doubled, so it is an
+#: upper bound unless the power method from a Gaussian start is more than a
+#: factor 2 short, which has probability of order ``sqrt(d) · 2^-30``
+#: (Kuczyński & Woźniakowski 1992).
+RESIDUAL_POWER_ITERATIONS = 30
+RESIDUAL_SAFETY = 2.0
+
+
+def randomized_block_rows(block, fro2, m, rng):
+    """Compress a Welford block by a randomized range finder; certify the residual.
+
+    Returns ``(P, residual)`` with ``P = Zᵀ R`` (``p`` rows, ``Z`` an
+    orthonormal basis found from ``R Ω``) and ``residual`` an upper bound
+    (with high probability) on ``‖R − Z Zᵀ R‖₂²``; or ``None`` when the
+    residual's stable rank is below ``m``, i.e. ``‖R − ZZᵀR‖_F² < m ·
+    residual`` (then the block must be compacted exactly). ``fro2`` is
+    ``‖R‖_F²``.
+
+    Why the stable rank: Frequent Directions' bound follows from every step
+    removing at least ``m`` times its spectral error in squared Frobenius
+    norm. Replacing ``R`` by ``P`` is such a step (its error ``Rᵀ(I − ZZᵀ)R``
+    is positive semi-definite, of trace ``‖R‖_F² − ‖P‖_F²``), so the sketch
+    keeps FD's bound whenever this holds.
+    """
+    b, d = block.shape
+    p = min(m + RANGE_OVERSAMPLE, b, d)
+    for attempt in range(3):
+        omega = rng.standard_normal((d, p))
+        Y = block.matmat(omega)
+        Z, _ = np.linalg.qr(Y)
+        for _ in range(RANGE_POWER_ITERATIONS + 2 * attempt):
+            Z, _ = np.linalg.qr(block.rmatmat(Z))
+            Z, _ = np.linalg.qr(block.matmat(Z))
+        P = block.rmatmat(Z).T
+        tail = fro2 - float(np.sum(P * P))
+        v = rng.standard_normal(d)
+        estimate = 0.0
+        for _ in range(RESIDUAL_POWER_ITERATIONS):
+            w = block.matmat(v)
+            w -= Z @ (Z.T @ w)
+            norm_w2 = float(w @ w)
+            norm_v2 = float(v @ v)
+            if norm_v2 == 0.0:
+                break
+            estimate = norm_w2 / norm_v2
+            v = block.rmatmat(w)
+            scale = np.sqrt(float(v @ v))
+            if scale == 0.0:
+                break
+            v /= scale
+        residual = RESIDUAL_SAFETY * estimate
+        rounding = max(b, d) * np.finfo(np.float64).eps * fro2
+        if residual <= rounding or m * residual <= tail:
+            return P, max(residual, 0.0)
+        p = min(2 * p, b, d)
+    return None
+
+
+def randomized_sparse_pass(
+    buffer,
+    squares,
+    n_rows,
+    n_orth,
+    X,
+    mean,
+    m2,
+    count,
+    *,
+    m,
+    rng,
+    variant="fd",
+    beta=0.2,
+    center=True,
+):
+    """Stream a CSR batch by randomized blocks (sparse Frequent Directions).
+
+    Ghashami, Liberty & Phillips (2016): consecutive rows are gathered into
+    blocks of about ``capacity · d`` non-zeros; each block ``R`` is replaced
+    by ``p = sketch_size + 10`` rows ``Zᵀ R`` from a randomized range finder
+    (two power iterations, ``O(nnz · p)``), which are then streamed into the
+    dense sketch. A block's residual ``‖R − ZZᵀR‖₂²`` is estimated by the power
+    method and added to the shrinkage; a block is accepted only if its
+    residual's stable rank is at least ``m`` (else it is compacted exactly,
+    :func:`compact_with_block` in buffer-sized pieces). Then every step removes
+    ``m`` times its error, and FD's bound ``‖AᵀA − BᵀB‖₂ ≤ Δ ≤ ‖A − A_k‖_F²/(m − k)``
+    holds whenever the residual estimates are upper bounds (with high
+    probability). The time follows ``nnz``, not ``n · d``. The last block of a
+    call is compressed at its end, so the sketch depends on how the stream is
+    split (as it depends on the random draws).
+
+    Returns ``(n_rows, n_orth, mean, m2, count, deltas)``.
+    """
+    capacity, d = buffer.shape
+    budget = RANDOMIZED_BLOCK_NNZ * capacity * d
+    indptr = X.indptr
+    deltas = []
+    start, n = 0, X.shape[0]
+    with single_blas_thread():
+        while start < n:
+            stop = int(np.searchsorted(indptr, indptr[start] + budget, side="left"))
+            stop = min(max(stop, start + 1), n)
+            Xb = X[start:stop]
+            block = WelfordBlock(Xb, count, count * mean, center)
+            new_mean, new_m2, new_count = block_statistics(Xb, mean, m2, count, center)
+            fro2 = float(np.sum(new_m2) - np.sum(m2))
+            b = stop - start
+            if b <= capacity - n_rows:
+                compressed = None  # fits in the buffer as it is: no need to compress
+            else:
+                compressed = randomized_block_rows(block, max(fro2, 0.0), m, rng)
+            if compressed is None:
+                keep = np.arange(b)
+                n_rows, n_orth, more = _exact_block(
+                    buffer, squares, n_rows, n_orth, block, keep, m, variant, beta
+                )
+                deltas += more
+            else:
+                P, residual = compressed
+                n_rows, n_orth, more = stacked_rows_pass(
+                    buffer, squares, n_rows, n_orth, P, m=m, variant=variant, beta=beta
+                )
+                deltas += more
+                deltas.append(residual)
+            mean, m2, count = new_mean, new_m2, new_count
+            start = stop
+    return n_rows, n_orth, mean, m2, count, deltas
+
+
+def _exact_block(buffer, squares, n_rows, n_orth, block, keep, m, variant, beta):
+    """A Welford block through exact compactions, at most a buffer's worth of rows at a time."""
+    capacity = buffer.shape[0]
+    deltas = []
+    if keep.size <= capacity - n_rows:  # fits: dense rows appended
+        rows = block.dense()[keep]
+        k = rows.shape[0]
+        buffer[n_rows : n_rows + k] = rows
+        return n_rows + k, n_orth, deltas
+    # pieces of consecutive rows, each filling the buffer (the last one appended)
+    Xb = block.X
+    full = np.arange(Xb.shape[0])
+    start = 0
+    t0, s0 = _block_origin(block)
+    while start < full.size:
+        need = capacity - n_rows
+        stop = min(start + need, full.size)
+        piece = WelfordBlock(Xb[start:stop], t0 + start, s0 + _prefix_sum(Xb, start), block.center)
+        if stop - start < need:
+            rows = piece.dense()
+            buffer[n_rows : n_rows + rows.shape[0]] = rows
+            n_rows += rows.shape[0]
+        else:
+            k, delta = compact_with_block(
+                buffer, squares, n_rows, n_orth, piece, np.arange(stop - start),
+                m=m, variant=variant, beta=beta,
+            )  # fmt: skip
+            deltas.append(delta)
+            n_rows = n_orth = k
+        start = stop
+    return n_rows, n_orth, deltas
+
+
+def _block_origin(block):
+    return block.t0, block.s0
+
+
+def _prefix_sum(X, stop):
+    return np.asarray(X[:stop].sum(axis=0)).ravel()
 
 
 def gram_eigenbasis(G, n_features, alpha, rtol=1e-12):
