@@ -61,6 +61,8 @@ SHARED = {
     "rank_tol": ("rank",),
     "multi_class": ("one-vs-rest", "softmax", "multinomial"),
     "center_target": ("target",),
+    "whiten": ("explained_variance_",),
+    "sparse_solver": ("csr",),
 }
 
 #: Names that meant several things before 0.1.0 and are gone for good.

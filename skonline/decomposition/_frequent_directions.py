@@ -44,7 +44,7 @@ from ..utils._sketch import (
 from ..utils._sketch_fast import max_abs_finite
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 
-__all__ = ["FrequentDirections", "RobustFrequentDirections", "auto_sketch_size"]
+__all__ = ["FrequentDirections", "RobustFrequentDirections"]
 
 _DENSE_WARN_FEATURES = 20000
 #: Largest squared Frobenius norm of sketch plus batch (Gram entries stay finite).
@@ -79,14 +79,6 @@ def auto_sketch_size(n_components, n_features):
     -------
     sketch_size : int
         The sketch size ``m`` (at least 2).
-
-    Examples
-    --------
-    >>> from skonline.decomposition import auto_sketch_size
-    >>> auto_sketch_size(5, 1000)
-    18
-    >>> auto_sketch_size(5, 10)  # exact: the sketch keeps every direction
-    11
     """
     if n_components is None:
         size = AUTO_DEFAULT_SKETCH
@@ -852,12 +844,16 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         B, alpha = self._effective_sketch()
         n = X.shape[0]
         mean = self._fitted_state().mean
-        if self.center and np.any(mean != 0):
-            X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64) - mean
-        fro2 = float(X.multiply(X).sum()) if sp.issparse(X) else float(np.sum(np.square(X)))
+        if sp.issparse(X):  # ‖X − 1μᵀ‖_F² without densifying X
+            col_sum = np.asarray(X.sum(axis=0)).ravel()
+            fro2 = float(X.multiply(X).sum()) - 2 * float(col_sum @ mean) + n * float(mean @ mean)
+        else:
+            fro2 = float(np.sum(np.square(np.asarray(X, dtype=np.float64) - mean)))
         seen = max(self.n_samples_seen_, 1)
-        err = spectral_norm_of_difference(X, B, alpha, x_scale=1.0 / n, b_scale=1.0 / seen)
-        denom = fro2 / n
+        err = spectral_norm_of_difference(
+            X, B, alpha, x_scale=1.0 / n, b_scale=1.0 / seen, x_mean=mean
+        )
+        denom = max(fro2, 0.0) / n
         return -err / denom if denom > 0 else -err
 
     def __sklearn_tags__(self):
