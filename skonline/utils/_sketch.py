@@ -31,7 +31,14 @@ import scipy.sparse as sp
 from sklearn.utils import gen_batches
 from threadpoolctl import ThreadpoolController
 
-from ._sketch_fast import STATUS_DONE, VARIANT_CODES, gram_pass, welford_rows
+from ._sketch_fast import (
+    STATUS_DONE,
+    VARIANT_CODES,
+    add_transpose_times_csr,
+    csr_times_transpose,
+    gram_pass,
+    welford_rows,
+)
 
 __all__ = [
     "WelfordBlock",
@@ -408,6 +415,27 @@ class WelfordBlock:
         XtW = np.asarray(self.X.T @ self._t_transpose(W))
         return XtW + np.multiply.outer(self.s0, self.u() @ W)
 
+    def _csr(self):
+        X = self.X
+        return X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data
+
+    def times_transpose(self, D):
+        """``R Dᵀ`` for dense ``D`` (r x d), never copying ``Dᵀ``."""
+        XD = csr_times_transpose(*self._csr(), D)
+        if not self.center:
+            return XD
+        return self._t(XD) + np.outer(self.u(), D @ self.s0)
+
+    def transpose_weights(self, W):
+        """``(c, M)`` with ``Wᵀ R = Mᵀ X + c s0ᵀ`` (``M = TᵀW``, ``c = uᵀW``)."""
+        if not self.center:
+            return np.zeros(W.shape[1]), W
+        return self.u() @ W, self._t_transpose(W)
+
+    def add_transpose_times(self, out, M):
+        """``out += Mᵀ X`` in place (``O(nnz · k)``)."""
+        add_transpose_times_csr(out, np.ascontiguousarray(M), *self._csr())
+
     def gram(self):
         """``R Rᵀ`` (b x b)."""
         Y = self.X @ self.X.T
@@ -455,49 +483,59 @@ def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, varia
     """Compact the buffer rows together with the rows ``keep`` of a Welford block (in place).
 
     The Gram matrix of ``[D; R_keep]`` (``D = buffer[:n_rows]``) is built from
-    its blocks: diagonal for the ``n_orth`` orthogonal rows, products with the
-    block through :class:`WelfordBlock` (``O(nnz)`` per sketch row). The new
-    rows ``diag(sqrt(kept/λ)) Uᵀ [D; R]`` are written into ``buffer[:k]``.
-    Returns ``(k, delta)``.
+    its blocks: diagonal for the ``n_orth`` orthogonal rows, sparse products
+    with the block (:class:`WelfordBlock`, ``O(nnz)`` per sketch row). The new
+    rows ``diag(sqrt(kept/λ)) Uᵀ [D; R]`` are one dense product with ``D``
+    (the centring's rank-one part ``(uᵀW) s0ᵀ`` rides along as one more row)
+    plus a sparse one. They are written into ``buffer[:k]``. Returns
+    ``(k, delta)``.
     """
+    d = buffer.shape[1]
     D = buffer[:n_rows]
-    r = n_orth
-    G_dd = np.zeros((n_rows, n_rows))
-    G_dd[np.arange(r), np.arange(r)] = squares[:r]
-    A = D[r:]
-    if A.shape[0]:
-        G_dd[r:, :r] = A @ D[:r].T
-        G_dd[:r, r:] = G_dd[r:, :r].T
-        G_dd[r:, r:] = A @ A.T
-    G_rd = block.matmat(D.T)[keep]
-    G_rr = block.gram()[np.ix_(keep, keep)]
-    G = np.block([[G_dd, G_rd.T], [G_rd, G_rr]])
-    ng, d = G.shape[0], buffer.shape[1]
+    r, b = n_orth, keep.size
+    ng = n_rows + b
+    G = np.zeros((ng, ng))
+    G[np.arange(r), np.arange(r)] = squares[:r]
+    if n_rows > r:
+        A = D[r:]
+        G[r:n_rows, :r] = A @ D[:r].T
+        G[:r, r:n_rows] = G[r:n_rows, :r].T
+        G[r:n_rows, r:n_rows] = A @ A.T
+    G_rd = block.times_transpose(D)[keep]
+    G[n_rows:, :n_rows] = G_rd
+    G[:n_rows, n_rows:] = G_rd.T
+    G[n_rows:, n_rows:] = block.gram()[np.ix_(keep, keep)]
+    lam = None
     if np.all(np.isfinite(G)):
         try:
             lam, U = sla.eigh(G, check_finite=False, driver="evd")
         except np.linalg.LinAlgError:  # pragma: no cover - LAPACK failure
             lam = None
-    else:
-        lam = None
     if lam is None:  # the SVD route on the materialised rows
         stacked = np.vstack([D, block.dense()[keep]])
         rows, kept, delta = compact(stacked, m, variant, beta, method="svd")
-    else:
-        n_values = min(ng, d)
-        lam = np.maximum(lam[::-1][:n_values], 0.0)
-        U = U[:, ::-1][:, :n_values]
-        kept, delta = shrunk_squares(lam, m, variant, beta)
-        k = kept.shape[0]
-        scale = np.zeros(k)
-        pos = lam[:k] > 0
-        scale[pos] = np.sqrt(kept[pos] / lam[:k][pos])
-        W = eigenvector_signs(U[:, :k]) * scale
-        W_block = np.zeros((block.shape[0], k))
-        W_block[keep] = W[n_rows:]
-        rows = W[:n_rows].T @ D + block.rmatmat(W_block).T
-    k = rows.shape[0]
+        k = rows.shape[0]
+        buffer[:k] = rows
+        squares[:k] = kept
+        return k, delta
+    n_values = min(ng, d)
+    lam = np.maximum(lam[::-1][:n_values], 0.0)
+    U = U[:, ::-1][:, :n_values]
+    kept, delta = shrunk_squares(lam, m, variant, beta)
+    k = kept.shape[0]
+    scale = np.zeros(k)
+    pos = lam[:k] > 0
+    scale[pos] = np.sqrt(kept[pos] / lam[:k][pos])
+    W = eigenvector_signs(U[:, :k]) * scale
+    W_block = np.zeros((block.shape[0], k))
+    W_block[keep] = W[n_rows:]
+    coef, M = block.transpose_weights(W_block)
+    # rows = W_Dᵀ D + coef s0ᵀ + Mᵀ X: the s0 row goes into the free row n_rows
+    buffer[n_rows] = block.s0
+    rows = np.vstack([W[:n_rows], coef[None, :]]).T @ buffer[: n_rows + 1]
+    block.add_transpose_times(rows, M)
     buffer[:k] = rows
+    buffer[k : n_rows + 1] = 0.0
     squares[:k] = kept
     return k, delta
 

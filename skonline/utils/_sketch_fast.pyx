@@ -313,3 +313,40 @@ def max_abs_finite(const floating_in[:, :] X):
     if code == 0 and not isfinite(best):
         code = 2
     return best, code
+
+
+def csr_times_transpose(const long long[::1] indptr, const long long[::1] indices,
+                        const double[::1] data, const double[:, ::1] D):
+    """``X Dᵀ`` for CSR ``X`` (b x d) and dense row-major ``D`` (r x d): ``O(nnz · r)``.
+
+    Never forms ``Dᵀ`` (``scipy.sparse`` would copy it to C order).
+    """
+    cdef Py_ssize_t b = indptr.shape[0] - 1, r = D.shape[0], i, p, k
+    cdef long long j
+    cdef double v
+    out = np.zeros((b, r), dtype=np.float64)
+    cdef double[:, ::1] O = out
+    with nogil:
+        for i in range(b):
+            for p in range(indptr[i], indptr[i + 1]):
+                j = indices[p]
+                v = data[p]
+                for k in range(r):
+                    O[i, k] += v * D[k, j]
+    return out
+
+
+def add_transpose_times_csr(double[:, ::1] out, const double[:, ::1] M,
+                            const long long[::1] indptr, const long long[::1] indices,
+                            const double[::1] data):
+    """``out += Mᵀ X`` in place for CSR ``X`` (b x d), ``M`` (b x k), ``out`` (k x d)."""
+    cdef Py_ssize_t b = indptr.shape[0] - 1, kk = M.shape[1], i, p, k
+    cdef long long j
+    cdef double v
+    with nogil:
+        for i in range(b):
+            for p in range(indptr[i], indptr[i + 1]):
+                j = indices[p]
+                v = data[p]
+                for k in range(kk):
+                    out[k, j] += M[i, k] * v
