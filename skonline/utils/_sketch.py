@@ -35,7 +35,11 @@ from ._sketch_fast import (
     STATUS_DONE,
     VARIANT_CODES,
     add_transpose_times_csr,
+    csr_column_sums,
+    csr_gram,
+    csr_times_dense,
     csr_times_transpose,
+    csr_transpose_times_dense,
     gram_pass,
     welford_rows,
 )
@@ -359,6 +363,47 @@ def stacked_rows_pass(buffer, squares, n_rows, n_orth, rows, *, m, variant="fd",
 
 
 # --------------------------------------------------- implicit Welford rows of a block
+class CsrRows:
+    """Consecutive rows of a canonical CSR matrix as plain arrays (int64 indices).
+
+    The compiled sparse products of :mod:`skonline.utils._sketch_fast` work on
+    these; no ``scipy.sparse`` object is built per block.
+    """
+
+    def __init__(self, indptr, indices, data, n_cols, start=0, stop=None):
+        stop = indptr.shape[0] - 1 if stop is None else stop
+        p0, p1 = indptr[start], indptr[stop]
+        self.indptr = indptr[start : stop + 1] - p0
+        self.indices = indices[p0:p1]
+        self.data = data[p0:p1]
+        self.shape = (stop - start, n_cols)
+
+    @classmethod
+    def from_csr(cls, X):
+        return cls(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1])
+
+    def rows(self, start, stop):
+        return CsrRows(self.indptr, self.indices, self.data, self.shape[1], start, stop)
+
+    @property
+    def arrays(self):
+        return self.indptr, self.indices, self.data
+
+    @property
+    def nnz(self):
+        return int(self.indptr[-1])
+
+    def toarray(self):
+        out = np.zeros(self.shape)
+        rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+        out[rows, self.indices] = self.data
+        return out
+
+    def add_column_sums(self, total, squares):
+        """``total += Xᵀ1``, ``squares += (X∘X)ᵀ1`` in place."""
+        csr_column_sums(*self.arrays, total, squares)
+
+
 class WelfordBlock:
     """The Welford rows of consecutive raw rows ``X`` (sparse), never formed densely.
 
@@ -368,6 +413,16 @@ class WelfordBlock:
     triangular (a diagonal scaling and a prefix sum) and ``u = −c / (t0+i−1)``.
     Products with ``R`` and ``Rᵀ`` cost ``O(nnz(X))`` per column plus ``O(b + d)``.
     Without centring ``R = X``.
+
+    Parameters
+    ----------
+    X : CsrRows
+        The raw rows.
+    t0 : int
+        Rows seen before them.
+    s0 : ndarray of shape (d,)
+        The sum of those rows.
+    center : bool
     """
 
     def __init__(self, X, t0, s0, center):
@@ -402,26 +457,25 @@ class WelfordBlock:
         return -self.c * self.inv
 
     def matmat(self, V):
-        """``R @ V`` for ``V`` of shape (d, p) (or (d,))."""
-        XV = np.asarray(self.X @ V)
-        if not self.center:
-            return XV
-        return self._t(XV) + np.multiply.outer(self.u(), self.s0 @ V)
+        """``R @ V`` for ``V`` of shape (d, p) or (d,)."""
+        V2 = np.ascontiguousarray(V, dtype=np.float64).reshape(self.shape[1], -1)
+        XV = csr_times_dense(*self.X.arrays, V2)
+        if self.center:
+            XV = self._t(XV) + np.multiply.outer(self.u(), self.s0 @ V2)
+        return XV if np.ndim(V) == 2 else XV[:, 0]
 
     def rmatmat(self, W):
-        """``Rᵀ @ W`` for ``W`` of shape (b, p) (or (b,))."""
-        if not self.center:
-            return np.asarray(self.X.T @ W)
-        XtW = np.asarray(self.X.T @ self._t_transpose(W))
-        return XtW + np.multiply.outer(self.s0, self.u() @ W)
-
-    def _csr(self):
-        X = self.X
-        return X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data
+        """``Rᵀ @ W`` for ``W`` of shape (b, p) or (b,)."""
+        W2 = np.asarray(W, dtype=np.float64).reshape(self.shape[0], -1)
+        M = W2 if not self.center else self._t_transpose(W2)
+        out = csr_transpose_times_dense(*self.X.arrays, np.ascontiguousarray(M), self.shape[1])
+        if self.center:
+            out += np.multiply.outer(self.s0, self.u() @ W2)
+        return out if np.ndim(W) == 2 else out[:, 0]
 
     def times_transpose(self, D):
         """``R Dᵀ`` for dense ``D`` (r x d), never copying ``Dᵀ``."""
-        XD = csr_times_transpose(*self._csr(), D)
+        XD = csr_times_transpose(*self.X.arrays, D)
         if not self.center:
             return XD
         return self._t(XD) + np.outer(self.u(), D @ self.s0)
@@ -434,23 +488,22 @@ class WelfordBlock:
 
     def add_transpose_times(self, out, M):
         """``out += Mᵀ X`` in place (``O(nnz · k)``)."""
-        add_transpose_times_csr(out, np.ascontiguousarray(M), *self._csr())
+        add_transpose_times_csr(out, np.ascontiguousarray(M), *self.X.arrays)
 
     def gram(self):
         """``R Rᵀ`` (b x b)."""
-        Y = self.X @ self.X.T
-        Y = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
+        Y = csr_gram(*self.X.arrays)
         if not self.center:
             return Y
         TY = self._t(self._t(Y).T)  # T Y Tᵀ (Y symmetric)
-        xs = np.asarray(self.X @ self.s0)
+        xs = csr_times_dense(*self.X.arrays, self.s0[:, None])[:, 0]
         u = self.u()
         Txs = self._t(xs)
         return TY + np.outer(Txs, u) + np.outer(u, Txs) + float(self.s0 @ self.s0) * np.outer(u, u)
 
     def dense(self):
         """``R`` as a dense array (small blocks only)."""
-        Xd = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X, dtype=np.float64)
+        Xd = self.X.toarray()
         if not self.center:
             return Xd
         return self._t(Xd) + np.multiply.outer(self.u(), self.s0)
@@ -460,26 +513,32 @@ def _col(v, M):
     return v[:, None] if M.ndim == 2 else v
 
 
-def block_statistics(X, mean, m2, count, center):
-    """Mean, per-feature sums of squares and count after the rows of ``X`` (Chan's merge).
-
-    Returns new arrays; equal, up to rounding, to the Welford recursion of
-    :func:`dense_pass`.
-    """
-    b = X.shape[0]
-    col_sum = np.asarray(X.sum(axis=0)).ravel()
-    col_sq = np.asarray(X.multiply(X).sum(axis=0)).ravel() if sp.issparse(X) else (X * X).sum(0)
+def chan_update(mean, m2, count, col_sum, col_sq, b, center):
+    """Mean, per-feature sums of squares and count after ``b`` rows of column sums ``col_sum``
+    and column sums of squares ``col_sq`` (Chan et al.'s merge; new arrays)."""
     total = count + b
+    if b == 0:
+        return mean.copy(), m2.copy(), count
     if not center:
         return mean.copy(), m2 + col_sq, total
     block_mean = col_sum / b
     block_m2 = np.maximum(col_sq - b * block_mean * block_mean, 0.0)
     delta = block_mean - mean
-    new_m2 = m2 + block_m2 + delta * delta * (count * b / total)
-    return mean + delta * (b / total), new_m2, total
+    return mean + delta * (b / total), m2 + block_m2 + delta * delta * (count * b / total), total
 
 
-def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, variant, beta):
+def block_statistics(X, mean, m2, count, center):
+    """Mean, per-feature sums of squares and count after the rows of ``X`` (a :class:`CsrRows`).
+
+    Returns new arrays; equal, up to rounding, to the Welford recursion of
+    :func:`dense_pass`.
+    """
+    col_sum, col_sq = np.zeros(X.shape[1]), np.zeros(X.shape[1])
+    X.add_column_sums(col_sum, col_sq)
+    return chan_update(mean, m2, count, col_sum, col_sq, X.shape[0], center)
+
+
+def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, variant, beta, out=None):
     """Compact the buffer rows together with the rows ``keep`` of a Welford block (in place).
 
     The Gram matrix of ``[D; R_keep]`` (``D = buffer[:n_rows]``) is built from
@@ -487,8 +546,9 @@ def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, varia
     with the block (:class:`WelfordBlock`, ``O(nnz)`` per sketch row). The new
     rows ``diag(sqrt(kept/λ)) Uᵀ [D; R]`` are one dense product with ``D``
     (the centring's rank-one part ``(uᵀW) s0ᵀ`` rides along as one more row)
-    plus a sparse one. They are written into ``buffer[:k]``. Returns
-    ``(k, delta)``.
+    plus a sparse one. They are written into ``buffer[:k]``, or into
+    ``out[:k]`` when given (``buffer`` is then left as it was, but for its
+    row ``n_rows``). Returns ``(k, delta)``.
     """
     d = buffer.shape[1]
     D = buffer[:n_rows]
@@ -511,11 +571,12 @@ def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, varia
             lam, U = sla.eigh(G, check_finite=False, driver="evd")
         except np.linalg.LinAlgError:  # pragma: no cover - LAPACK failure
             lam = None
+    target = buffer if out is None else out
     if lam is None:  # the SVD route on the materialised rows
         stacked = np.vstack([D, block.dense()[keep]])
         rows, kept, delta = compact(stacked, m, variant, beta, method="svd")
         k = rows.shape[0]
-        buffer[:k] = rows
+        target[:k] = rows
         squares[:k] = kept
         return k, delta
     n_values = min(ng, d)
@@ -532,10 +593,15 @@ def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, varia
     coef, M = block.transpose_weights(W_block)
     # rows = W_Dᵀ D + coef s0ᵀ + Mᵀ X: the s0 row goes into the free row n_rows
     buffer[n_rows] = block.s0
-    rows = np.vstack([W[:n_rows], coef[None, :]]).T @ buffer[: n_rows + 1]
-    block.add_transpose_times(rows, M)
-    buffer[:k] = rows
-    buffer[k : n_rows + 1] = 0.0
+    weights = np.vstack([W[:n_rows], coef[None, :]]).T
+    if out is None:
+        rows = weights @ buffer[: n_rows + 1]
+        block.add_transpose_times(rows, M)
+        buffer[:k] = rows
+    else:
+        np.matmul(weights, buffer[: n_rows + 1], out=out[:k])
+        block.add_transpose_times(out[:k], M)
+    buffer[n_rows] = 0.0
     squares[:k] = kept
     return k, delta
 
@@ -583,9 +649,13 @@ def sparse_pass(
     Returns ``(n_rows, n_orth, mean, m2, count, deltas)`` (new ``mean`` and
     ``m2`` arrays; ``buffer`` and ``squares`` updated in place).
     """
-    capacity = buffer.shape[0]
+    capacity, d = buffer.shape
     keep_all = _kept_rows(X, count, center, skip_zero_rows)
     kept_before = np.concatenate([[0], np.cumsum(keep_all)])
+    rows = CsrRows.from_csr(X)
+    s_prev = count * mean  # the running sum before this call
+    call_sum, call_sq = np.zeros(d), np.zeros(d)
+    current, spare = buffer, np.empty_like(buffer)
     deltas = []
     start, n = 0, X.shape[0]
     with single_blas_thread():
@@ -595,19 +665,23 @@ def sparse_pass(
             stop = int(np.searchsorted(kept_before, kept_before[start] + need, side="left"))
             if stop > n:
                 break
-            Xb = X[start:stop]
-            block = WelfordBlock(Xb, count, count * mean, center)
+            Xb = rows.rows(start, stop)
+            block = WelfordBlock(Xb, count + start, s_prev + call_sum, center)
             keep = np.flatnonzero(keep_all[start:stop])
             k, delta = compact_with_block(
-                buffer, squares, n_rows, n_orth, block, keep, m=m, variant=variant, beta=beta
-            )
+                current, squares, n_rows, n_orth, block, keep,
+                m=m, variant=variant, beta=beta, out=spare,
+            )  # fmt: skip
+            current, spare = spare, current
             deltas.append(delta)
             n_rows = n_orth = k
-            mean, m2, count = block_statistics(Xb, mean, m2, count, center)
+            Xb.add_column_sums(call_sum, call_sq)
             start = stop
+        if current is not buffer:
+            buffer[:n_rows] = current[:n_rows]
+        mean, m2, count = chan_update(mean, m2, count, call_sum, call_sq, start, center)
         if start < n:  # the rest fits in the buffer: written densely, as dense_pass would
-            mean, m2 = mean.copy(), m2.copy()
-            rest = X[start:].toarray()
+            rest = rows.rows(start, n).toarray()
             n_rows, n_orth, count, more = dense_pass(
                 buffer, squares, n_rows, n_orth, rest, mean, m2, count,
                 m=m, variant=variant, beta=beta, center=center, skip_zero_rows=skip_zero_rows,
@@ -623,13 +697,42 @@ def sparse_pass(
 RANDOMIZED_BLOCK_NNZ = 1.0
 #: Extra columns of the randomized range finder and its power iterations.
 RANGE_OVERSAMPLE = 10
-RANGE_POWER_ITERATIONS = 2
-#: Power iterations of the residual check. The estimate is doubled, so it is an
-#: upper bound unless the power method from a Gaussian start is more than a
-#: factor 2 short, which has probability of order ``sqrt(d) · 2^-30``
-#: (Kuczyński & Woźniakowski 1992).
-RESIDUAL_POWER_ITERATIONS = 30
-RESIDUAL_SAFETY = 2.0
+RANGE_POWER_ITERATIONS = 1
+#: Lanczos steps of the residual check, and its relative margin ``ε``: the
+#: largest Ritz value divided by ``1 − ε`` is an upper bound on the residual's
+#: squared norm unless the Krylov estimate from a random start is more than
+#: ``ε`` short, which has probability at most ``1.648 · sqrt(d) · exp(−(2q − 1)
+#: sqrt(ε))`` (Kuczyński & Woźniakowski 1992): below ``3e-6`` for ``q = 30``,
+#: ``ε = 0.1`` and ``d ≤ 10⁶``.
+RESIDUAL_LANCZOS_STEPS = 30
+RESIDUAL_MARGIN = 0.1
+
+
+def largest_eigenvalue_bound(apply, d, rng, steps=RESIDUAL_LANCZOS_STEPS):
+    """Lanczos (full reorthogonalisation) on a PSD operator from a Gaussian start.
+
+    Returns the largest Ritz value divided by ``1 − RESIDUAL_MARGIN``: an upper
+    bound on the largest eigenvalue with high probability (see
+    :data:`RESIDUAL_MARGIN`), never below the largest Ritz value.
+    """
+    v = rng.standard_normal(d)
+    v /= np.linalg.norm(v)
+    basis = [v]
+    alphas, betas = [], []
+    for _ in range(min(steps, d)):
+        w = apply(basis[-1])
+        alphas.append(float(basis[-1] @ w))
+        for q in basis:  # full reorthogonalisation: the basis is short
+            w -= (q @ w) * q
+        beta = float(np.linalg.norm(w))
+        if beta <= 1e-14 * max(abs(alphas[-1]), 1e-300):
+            break
+        betas.append(beta)
+        basis.append(w / beta)
+    k = len(alphas)
+    T = np.diag(alphas) + np.diag(betas[: k - 1], 1) + np.diag(betas[: k - 1], -1)
+    top = float(np.linalg.eigvalsh(T)[-1]) if k else 0.0
+    return max(top, 0.0) / (1.0 - RESIDUAL_MARGIN)
 
 
 def randomized_block_rows(block, fro2, m, rng):
@@ -651,33 +754,22 @@ def randomized_block_rows(block, fro2, m, rng):
     b, d = block.shape
     p = min(m + RANGE_OVERSAMPLE, b, d)
     for attempt in range(3):
-        omega = rng.standard_normal((d, p))
-        Y = block.matmat(omega)
-        Z, _ = np.linalg.qr(Y)
-        for _ in range(RANGE_POWER_ITERATIONS + 2 * attempt):
+        Z, _ = np.linalg.qr(block.matmat(rng.standard_normal((d, p))))
+        for _ in range(RANGE_POWER_ITERATIONS + attempt):
             Z, _ = np.linalg.qr(block.rmatmat(Z))
             Z, _ = np.linalg.qr(block.matmat(Z))
         P = block.rmatmat(Z).T
         tail = fro2 - float(np.sum(P * P))
-        v = rng.standard_normal(d)
-        estimate = 0.0
-        for _ in range(RESIDUAL_POWER_ITERATIONS):
+
+        def residual_gram(v, Z=Z):
             w = block.matmat(v)
             w -= Z @ (Z.T @ w)
-            norm_w2 = float(w @ w)
-            norm_v2 = float(v @ v)
-            if norm_v2 == 0.0:
-                break
-            estimate = norm_w2 / norm_v2
-            v = block.rmatmat(w)
-            scale = np.sqrt(float(v @ v))
-            if scale == 0.0:
-                break
-            v /= scale
-        residual = RESIDUAL_SAFETY * estimate
+            return block.rmatmat(w)
+
+        residual = largest_eigenvalue_bound(residual_gram, d, rng)
         rounding = max(b, d) * np.finfo(np.float64).eps * fro2
         if residual <= rounding or m * residual <= tail:
-            return P, max(residual, 0.0)
+            return P, residual
         p = min(2 * p, b, d)
     return None
 
@@ -719,13 +811,14 @@ def randomized_sparse_pass(
     capacity, d = buffer.shape
     budget = RANDOMIZED_BLOCK_NNZ * capacity * d
     indptr = X.indptr
+    rows = CsrRows.from_csr(X)
     deltas = []
     start, n = 0, X.shape[0]
     with single_blas_thread():
         while start < n:
             stop = int(np.searchsorted(indptr, indptr[start] + budget, side="left"))
             stop = min(max(stop, start + 1), n)
-            Xb = X[start:stop]
+            Xb = rows.rows(start, stop)
             block = WelfordBlock(Xb, count, count * mean, center)
             new_mean, new_m2, new_count = block_statistics(Xb, mean, m2, count, center)
             fro2 = float(np.sum(new_m2) - np.sum(m2))
@@ -763,17 +856,18 @@ def _exact_block(buffer, squares, n_rows, n_orth, block, keep, m, variant, beta)
         return n_rows + k, n_orth, deltas
     # pieces of consecutive rows, each filling the buffer (the last one appended)
     Xb = block.X
-    full = np.arange(Xb.shape[0])
+    n = Xb.shape[0]
+    partial = np.zeros(block.shape[1])
     start = 0
-    t0, s0 = _block_origin(block)
-    while start < full.size:
+    while start < n:
         need = capacity - n_rows
-        stop = min(start + need, full.size)
-        piece = WelfordBlock(Xb[start:stop], t0 + start, s0 + _prefix_sum(Xb, start), block.center)
+        stop = min(start + need, n)
+        piece_rows = Xb.rows(start, stop)
+        piece = WelfordBlock(piece_rows, block.t0 + start, block.s0 + partial, block.center)
         if stop - start < need:
-            rows = piece.dense()
-            buffer[n_rows : n_rows + rows.shape[0]] = rows
-            n_rows += rows.shape[0]
+            dense = piece.dense()
+            buffer[n_rows : n_rows + dense.shape[0]] = dense
+            n_rows += dense.shape[0]
         else:
             k, delta = compact_with_block(
                 buffer, squares, n_rows, n_orth, piece, np.arange(stop - start),
@@ -781,16 +875,9 @@ def _exact_block(buffer, squares, n_rows, n_orth, block, keep, m, variant, beta)
             )  # fmt: skip
             deltas.append(delta)
             n_rows = n_orth = k
+        piece_rows.add_column_sums(partial, np.zeros(block.shape[1]))
         start = stop
     return n_rows, n_orth, deltas
-
-
-def _block_origin(block):
-    return block.t0, block.s0
-
-
-def _prefix_sum(X, stop):
-    return np.asarray(X[:stop].sum(axis=0)).ravel()
 
 
 def gram_eigenbasis(G, n_features, alpha, rtol=1e-12):

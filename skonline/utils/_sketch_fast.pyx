@@ -350,3 +350,81 @@ def add_transpose_times_csr(double[:, ::1] out, const double[:, ::1] M,
                 v = data[p]
                 for k in range(kk):
                     out[k, j] += M[i, k] * v
+
+
+def csr_times_dense(const long long[::1] indptr, const long long[::1] indices,
+                    const double[::1] data, const double[:, ::1] V):
+    """``X V`` for CSR ``X`` (b x d) and C-ordered ``V`` (d x p): ``O(nnz · p)``."""
+    cdef Py_ssize_t b = indptr.shape[0] - 1, p = V.shape[1], i, q, k
+    cdef long long j
+    cdef double v
+    out = np.zeros((b, p), dtype=np.float64)
+    cdef double[:, ::1] O = out
+    with nogil:
+        for i in range(b):
+            for q in range(indptr[i], indptr[i + 1]):
+                j = indices[q]
+                v = data[q]
+                for k in range(p):
+                    O[i, k] += v * V[j, k]
+    return out
+
+
+def csr_transpose_times_dense(const long long[::1] indptr, const long long[::1] indices,
+                              const double[::1] data, const double[:, ::1] W, Py_ssize_t d):
+    """``Xᵀ W`` for CSR ``X`` (b x d) and ``W`` (b x p), as a C-ordered (d x p) array."""
+    cdef Py_ssize_t b = indptr.shape[0] - 1, p = W.shape[1], i, q, k
+    cdef long long j
+    cdef double v
+    out = np.zeros((d, p), dtype=np.float64)
+    cdef double[:, ::1] O = out
+    with nogil:
+        for i in range(b):
+            for q in range(indptr[i], indptr[i + 1]):
+                j = indices[q]
+                v = data[q]
+                for k in range(p):
+                    O[j, k] += v * W[i, k]
+    return out
+
+
+def csr_gram(const long long[::1] indptr, const long long[::1] indices, const double[::1] data):
+    """``X Xᵀ`` (b x b) for CSR ``X`` with sorted indices: merged sparse dot products."""
+    cdef Py_ssize_t b = indptr.shape[0] - 1, i, j
+    cdef long long p, q, pe, qe
+    cdef double s
+    out = np.zeros((b, b), dtype=np.float64)
+    cdef double[:, ::1] O = out
+    with nogil:
+        for i in range(b):
+            for j in range(i + 1):
+                p, pe = indptr[i], indptr[i + 1]
+                q, qe = indptr[j], indptr[j + 1]
+                s = 0.0
+                while p < pe and q < qe:
+                    if indices[p] == indices[q]:
+                        s += data[p] * data[q]
+                        p += 1
+                        q += 1
+                    elif indices[p] < indices[q]:
+                        p += 1
+                    else:
+                        q += 1
+                O[i, j] = s
+                O[j, i] = s
+    return out
+
+
+def csr_column_sums(const long long[::1] indptr, const long long[::1] indices,
+                    const double[::1] data, double[::1] total, double[::1] squares):
+    """``total += Xᵀ1`` and ``squares += (X∘X)ᵀ1`` in place: ``O(nnz)``."""
+    cdef Py_ssize_t b = indptr.shape[0] - 1, i
+    cdef long long q, j
+    cdef double v
+    with nogil:
+        for i in range(b):
+            for q in range(indptr[i], indptr[i + 1]):
+                j = indices[q]
+                v = data[q]
+                total[j] += v
+                squares[j] += v * v

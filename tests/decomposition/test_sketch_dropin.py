@@ -21,7 +21,7 @@ from sklearn.preprocessing import StandardScaler
 from skonline import FrequentDirections, RobustFrequentDirections
 from skonline.decomposition._frequent_directions import auto_sketch_size
 from skonline.utils import _sketch
-from skonline.utils._sketch import WelfordBlock, dense_pass, randomized_sparse_pass
+from skonline.utils._sketch import CsrRows, WelfordBlock, dense_pass, randomized_sparse_pass
 from skonline.utils._sketch_fast import STATUS_FALLBACK, welford_rows
 
 from .test_frequent_directions import estimate, spectral, textbook_fd
@@ -287,7 +287,7 @@ def test_welford_block_operators_match_its_dense_rows():
     X = sp.random(30, 12, density=0.3, format="csr", random_state=0)
     rng = np.random.default_rng(0)
     s0 = rng.standard_normal(12) * 20
-    block = WelfordBlock(X, 20, s0, center=True)
+    block = WelfordBlock(CsrRows.from_csr(X), 20, s0, center=True)
     # the dense rows: Welford from a state of 20 rows with sum s0
     mean, m2 = s0 / 20, np.zeros(12)
     R, _ = welford_rows(X.toarray(), mean, m2, 20, True)
@@ -296,6 +296,12 @@ def test_welford_block_operators_match_its_dense_rows():
     np.testing.assert_allclose(block.matmat(V), R @ V, atol=1e-12)
     np.testing.assert_allclose(block.rmatmat(W), R.T @ W, atol=1e-12)
     np.testing.assert_allclose(block.gram(), R @ R.T, atol=1e-11)
+    D = rng.standard_normal((4, 12))
+    np.testing.assert_allclose(block.times_transpose(D), R @ D.T, atol=1e-12)
+    coef, M = block.transpose_weights(W)
+    rows = np.outer(coef, s0)
+    block.add_transpose_times(rows, M)
+    np.testing.assert_allclose(rows, W.T @ R, atol=1e-12)
 
 
 @pytest.mark.parametrize("center", [True, False])
