@@ -24,6 +24,7 @@ EXTENSIONS = [
         ["skonline/linear_model/_son_fast.pyx"],
     ),
     Extension("skonline.utils._sketch_fast", ["skonline/utils/_sketch_fast.pyx"]),
+    Extension("skonline.utils._density_fast", ["skonline/utils/_density_fast.pyx"]),
 ]
 
 for ext in EXTENSIONS:

@@ -58,7 +58,7 @@ __all__ = [
 #: The eigenbasis (or the low-rank rotation) is re-orthonormalised every this many rows.
 REORTHONORMALIZE_EVERY = 128
 #: solver="auto" uses the secular eigen-update from this data-span dimension on.
-SECULAR_MIN_SPAN = 64
+SECULAR_MIN_SPAN = 16
 
 
 # -------------------------------------------------------------------- tuning
@@ -350,7 +350,7 @@ def density_pass(
         Rate of the past mixing (eq. 20); needs ``state.past_sum``.
     solver : {"auto", "dense", "bulk", "secular"}
         The rank-one eigen-update of the bulk form: ``"secular"``, or
-        ``"auto"`` (secular from a span of 64 on), else ``eigh``.
+        ``"auto"`` (secular from a span of 16 on), else ``eigh``.
     row_norm : {"none", "clip", "error"}
     sampler : {"decomposition", "systematic"}
         How the realized projection is drawn (when ``state.rng`` is set).
