@@ -95,6 +95,7 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True):
         )
     if not isinstance(split_every, Integral) or split_every < 2:
         raise ValueError(f"split_every must be an integer >= 2, got {split_every!r}")
+    arity = int(split_every)
     X = da.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
@@ -110,8 +111,8 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True):
         level.append(dask.delayed(_fit_block)(sketch, block))
     while len(level) > 1:
         level = [
-            dask.delayed(_merge_group)(*level[i : i + split_every])
-            for i in range(0, len(level), split_every)
+            dask.delayed(_merge_group)(*level[i : i + arity])
+            for i in range(0, len(level), arity)
         ]
     root = level[0]
     return root.compute() if compute else root
@@ -119,9 +120,7 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True):
 
 def _block_seeds(estimator, n_blocks):
     """Independent seeds for the blocks of a randomized sparse sketch (else ``None``)."""
-    if estimator.sparse_solver != "randomized" or not isinstance(
-        estimator.random_state, Integral
-    ):
+    if estimator.sparse_solver != "randomized" or not isinstance(estimator.random_state, Integral):
         return [None] * n_blocks
     children = np.random.SeedSequence(int(estimator.random_state)).spawn(n_blocks)
     return [int(child.generate_state(1)[0]) for child in children]

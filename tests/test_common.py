@@ -55,7 +55,9 @@ _VARIANTS = [
     skonline.RFDSONRegressor(curvature="hessian", bound=None, sketch_size=4),
     skonline.RFDSONClassifier(curvature="hessian", loss="log_loss", sketch="full", alpha0=1.0),
     skonline.AdaptiveOnlinePCA(fixed_share=0.1, row_norm="clip", transform_mode="average"),
-    skonline.AdaptiveOnlinePCA(solver="dense", sampler="systematic", transform_mode="sample"),
+    skonline.AdaptiveOnlinePCA(
+        solver="dense", sampler="systematic", transform_mode="sample", random_state=0
+    ),
     skonline.RandomizedOnlinePCA(update="cumulative", center=True, sampler="systematic"),
     skonline.RandomizedOnlinePCA(solver="secular", mixing="uniform", mixing_rate=0.1),
     skonline.RandomizedOnlinePCA(mixing="past", mixing_rate=0.01, transform_mode="mode"),

@@ -286,8 +286,8 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return False
 
     def _frozen_params(self):
-        names = ("sketch_size", "buffer", "compaction", "center", "sparse_solver")
-        names = (*names, "alpha0") if self._is_robust() else (*names, "variant", "beta")
+        shared = ("sketch_size", "buffer", "compaction", "center", "sparse_solver")
+        names = (*shared, "alpha0") if self._is_robust() else (*shared, "variant", "beta")
         # the generator of the randomized blocks is part of the state
         return (*names, "random_state") if self.sparse_solver == "randomized" else names
 

@@ -27,7 +27,6 @@ import threading
 
 import numpy as np
 import scipy.linalg as sla
-import scipy.sparse as sp
 from sklearn.utils import gen_batches
 from threadpoolctl import ThreadpoolController
 
@@ -238,7 +237,7 @@ def pfd_shrunk_count(beta, m):
 
 
 def max_compactions(n_rows, n, capacity, m):
-    """An upper bound on the compactions of a pass of ``n`` rows into a buffer holding ``n_rows``."""
+    """Upper bound on the compactions of ``n`` rows streamed into a buffer of ``n_rows``."""
     per = max(capacity - (m - 1), 1)
     return (n_rows + n) // per + 2
 
@@ -296,7 +295,7 @@ def dense_pass(
                 buffer, squares, n_rows, n_orth, X, mean, m2, count,
                 m, variant, beta, center, skip_zero_rows,
             )  # fmt: skip
-        deltas = []
+        deltas: list[float] = []
         for sl in gen_batches(X.shape[0], WELFORD_BLOCK_ROWS):
             R, count = welford_rows(X[sl], mean, m2, count, center)
             n_rows, n_orth = _append_dense_rows(
@@ -848,7 +847,7 @@ def randomized_sparse_pass(
 def _exact_block(buffer, squares, n_rows, n_orth, block, keep, m, variant, beta):
     """A Welford block through exact compactions, at most a buffer's worth of rows at a time."""
     capacity = buffer.shape[0]
-    deltas = []
+    deltas: list[float] = []
     if keep.size <= capacity - n_rows:  # fits: dense rows appended
         rows = block.dense()[keep]
         k = rows.shape[0]

@@ -67,7 +67,9 @@ def spectral(M):
 def test_fast_kernel_matches_textbook(buffer, compaction, m, low_rank_plus_noise):
     A = low_rank_plus_noise(n=157, d=23)
     B_ref, alpha_ref, n_svd = textbook_fd(A, m, doubling=buffer == "double", robust=True)
-    rfd = RobustFrequentDirections(center=False, sketch_size=m, buffer=buffer, compaction=compaction).fit(A)
+    rfd = RobustFrequentDirections(
+        center=False, sketch_size=m, buffer=buffer, compaction=compaction
+    ).fit(A)
     B = rfd.sketch_
     scale = np.sum(A * A)
     np.testing.assert_allclose(B.T @ B, B_ref.T @ B_ref, rtol=0, atol=1e-10 * scale)
@@ -265,7 +267,9 @@ def test_skip_zero_rows_keeps_covariance_with_fewer_compactions(low_rank_plus_no
     np.testing.assert_array_equal(skip.sketch_, direct.sketch_)
     assert skip.n_compactions_ < plain.n_compactions_
     assert skip.n_samples_seen_ == 300
-    skip_csr = FrequentDirections(center=False, sketch_size=5, skip_zero_rows=True).fit(sp.csr_matrix(Z))
+    skip_csr = FrequentDirections(center=False, sketch_size=5, skip_zero_rows=True).fit(
+        sp.csr_matrix(Z)
+    )
     assert skip_csr.n_compactions_ == direct.n_compactions_
     np.testing.assert_allclose(skip_csr.sketch_, direct.sketch_, rtol=0, atol=1e-12 * np.sum(A * A))
 
@@ -315,7 +319,9 @@ def test_solve_matches_dense_linear_algebra(low_rank_plus_noise):
     np.testing.assert_allclose(
         fd.solve(V[:, 0]), np.linalg.pinv(estimate(fd)) @ V[:, 0], rtol=1e-6, atol=1e-12
     )
-    low = RobustFrequentDirections(center=False, sketch_size=6).fit(A[:8])  # no compaction: alpha = 0
+    low = RobustFrequentDirections(center=False, sketch_size=6).fit(
+        A[:8]
+    )  # no compaction: alpha = 0
     assert low.alpha_ == 0.0
     np.testing.assert_allclose(
         low.solve(V), np.linalg.pinv(estimate(low)) @ V, rtol=1e-6, atol=1e-12
@@ -462,7 +468,9 @@ def test_gram_and_svd_follow_the_same_schedule_when_d_is_small():
     A = np.random.default_rng(1).standard_normal((200, 3))
     for buffer in ("double", "single"):
         g = RobustFrequentDirections(center=False, sketch_size=8, buffer=buffer).fit(A)
-        s = RobustFrequentDirections(center=False, sketch_size=8, buffer=buffer, compaction="svd").fit(A)
+        s = RobustFrequentDirections(
+            center=False, sketch_size=8, buffer=buffer, compaction="svd"
+        ).fit(A)
         assert g.n_compactions_ == s.n_compactions_
         assert g.sketch_.shape == s.sketch_.shape
         assert g.alpha_ == s.alpha_ == 0.0  # rank 3 < m: nothing is ever shrunk

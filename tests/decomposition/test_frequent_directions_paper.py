@@ -28,7 +28,9 @@ DATASETS = {
 
 
 def _errors(X, m):
-    out = {"Delta": FrequentDirections(center=False, sketch_size=m).fit(X).shrinkage_ / np.sum(X * X)}
+    out = {
+        "Delta": FrequentDirections(center=False, sketch_size=m).fit(X).shrinkage_ / np.sum(X * X)
+    }
     for label, est in (
         ("FD", FrequentDirections(center=False, sketch_size=m)),
         ("CFD", FrequentDirections(center=False, sketch_size=m, variant="cfd")),

@@ -17,12 +17,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from skonline.utils._sketch_fast import STATUS_FALLBACK, welford_rows
 
 from skonline import FrequentDirections, RobustFrequentDirections
 from skonline.decomposition._frequent_directions import auto_sketch_size
 from skonline.utils import _sketch
 from skonline.utils._sketch import CsrRows, WelfordBlock, dense_pass, randomized_sparse_pass
-from skonline.utils._sketch_fast import STATUS_FALLBACK, welford_rows
 
 from .test_frequent_directions import estimate, spectral, textbook_fd
 
@@ -138,7 +138,9 @@ def test_exact_sketch_reproduces_pca_attributes():
         )
         np.testing.assert_allclose(est.singular_values_, pca.singular_values_, rtol=1e-9)
         np.testing.assert_allclose(est.noise_variance_, pca.noise_variance_, rtol=1e-9)
-        np.testing.assert_allclose(np.abs(est.components_ @ pca.components_.T), np.eye(k), atol=1e-8)
+        np.testing.assert_allclose(
+            np.abs(est.components_ @ pca.components_.T), np.eye(k), atol=1e-8
+        )
         np.testing.assert_allclose(est.get_covariance(), pca.get_covariance(), atol=tol)
         np.testing.assert_allclose(
             est.get_precision() @ pca.get_covariance(), np.eye(X.shape[1]), atol=1e-8
@@ -156,7 +158,9 @@ def test_whiten_and_inverse_transform_round_trip():
     # unit variance along each component, up to the sketch's variance estimate
     np.testing.assert_allclose(Z.var(axis=0, ddof=1), 1.0, rtol=0.2)
     plain = RobustFrequentDirections(n_components=6).fit(X)
-    np.testing.assert_allclose(est.inverse_transform(Z), plain.inverse_transform(plain.transform(X)))
+    np.testing.assert_allclose(
+        est.inverse_transform(Z), plain.inverse_transform(plain.transform(X))
+    )
     np.testing.assert_allclose(est.get_covariance(), plain.get_covariance())  # whiten-free
 
 
@@ -165,7 +169,10 @@ def test_pipeline_written_for_incremental_pca_works_unchanged(cls):
     X, y = load_breast_cancer(return_X_y=True)
     k = 5
     results = {}
-    for name, reducer in (("ipca", IncrementalPCA(n_components=k)), ("sketch", cls(n_components=k))):
+    for name, reducer in (
+        ("ipca", IncrementalPCA(n_components=k)),
+        ("sketch", cls(n_components=k)),
+    ):
         pipe = make_pipeline(StandardScaler(), reducer, LogisticRegression(max_iter=1000))
         pipe.fit(X, y)
         fitted = pipe[1]
@@ -184,7 +191,8 @@ def test_pipeline_written_for_incremental_pca_works_unchanged(cls):
             getattr(fitted, attr)
         assert fitted.get_covariance().shape == (X.shape[1],) * 2
         assert fitted.get_precision().shape == (X.shape[1],) * 2
-        assert list(fitted.get_feature_names_out())[0].endswith("0")
+        names = fitted.get_feature_names_out()
+        assert len(names) == k and names[0].endswith("0")
         results[name] = pipe.score(X, y)
     assert results["sketch"] >= results["ipca"] - 0.02
     search = GridSearchCV(

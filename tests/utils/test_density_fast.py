@@ -13,9 +13,9 @@ reconstructed matrix, which is insensitive to rotations inside ties).
 import numpy as np
 import pytest
 from scipy.linalg import lapack
+from skonline.utils._density_fast import rank_one_eigh
 
 from skonline import AdaptiveOnlinePCA
-from skonline.utils._density_fast import rank_one_eigh
 
 EPS = np.finfo(np.float64).eps
 
