@@ -111,8 +111,7 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True):
         level.append(dask.delayed(_fit_block)(sketch, block))
     while len(level) > 1:
         level = [
-            dask.delayed(_merge_group)(*level[i : i + arity])
-            for i in range(0, len(level), arity)
+            dask.delayed(_merge_group)(*level[i : i + arity]) for i in range(0, len(level), arity)
         ]
     root = level[0]
     return root.compute() if compute else root
