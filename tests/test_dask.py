@@ -94,3 +94,19 @@ def test_fit_sketch_refuses_what_it_cannot_merge():
         fit_sketch(RFDSONClassifier(), X)
     with pytest.raises(ValueError, match="split_every"):
         fit_sketch(FrequentDirections(), X, split_every=1)
+
+
+def test_dask_ml_incremental_streams_blocks_in_order():
+    """dask-ml's Incremental (shuffle_blocks=False) is partial_fit over the blocks, in order."""
+    wrappers = pytest.importorskip("dask_ml.wrappers")
+    from skonline import RFDSONClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 5))
+    y = (X @ rng.standard_normal(5) > 0).astype(int)
+    inc = wrappers.Incremental(RFDSONClassifier(), shuffle_blocks=False)
+    inc.fit(da.from_array(X, chunks=(60, 5)), da.from_array(y, chunks=60), classes=[0, 1])
+    ref = RFDSONClassifier()
+    for start in range(0, 300, 60):
+        ref.partial_fit(X[start : start + 60], y[start : start + 60], classes=[0, 1])
+    np.testing.assert_array_equal(inc.estimator_.coef_, ref.coef_)
