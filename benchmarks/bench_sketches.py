@@ -199,19 +199,20 @@ def stored_floats(est, n_features, n_samples):
 
 
 # ------------------------------------------------------------ 1. dense speed
+def _one_thread(run):
+    with threadpool_limits(limits=1, user_api="blas"):
+        return run()
+
+
 def run_dense(cfg, seed):
     n, d, m, k = cfg.n_samples, cfg.n_features, cfg.sketch_size, cfg.k
     log(f"[dense] X {n} x {d} ...")
     X = make_dense(n, d, seed)
     R = np.random.default_rng(seed + 1).standard_normal((d, 40))
 
-    def gemm_one_thread():
-        with threadpool_limits(limits=1, user_api="blas"):
-            return X @ R
-
     runners = {
         "GEMM pass X @ R (40 columns)": lambda: X @ R,
-        "GEMM pass, 1 BLAS thread": gemm_one_thread,
+        "GEMM pass, 1 BLAS thread": lambda: _one_thread(lambda: X @ R),
         f"RobustFrequentDirections(sketch_size={m})": lambda: RobustFrequentDirections(
             sketch_size=m
         ).fit(X),
@@ -226,6 +227,9 @@ def run_dense(cfg, seed):
             n_components=k
         ).fit(X),
         f"IncrementalPCA(n_components={k})": lambda: IncrementalPCA(n_components=k).fit(X),
+        f"IncrementalPCA(n_components={k}), 1 BLAS thread": lambda: _one_thread(
+            lambda: IncrementalPCA(n_components=k).fit(X)
+        ),
     }
     times, results = interleaved(runners, cfg.rounds, log=log)
     gemm = "GEMM pass X @ R (40 columns)"
