@@ -701,8 +701,8 @@ RANGE_POWER_ITERATIONS = 1
 #: largest Ritz value divided by ``1 − ε`` is an upper bound on the residual's
 #: squared norm unless the Krylov estimate from a random start is more than
 #: ``ε`` short, which has probability at most ``1.648 · sqrt(d) · exp(−(2q − 1)
-#: sqrt(ε))`` (Kuczyński & Woźniakowski 1992): below ``3e-6`` for ``q = 30``,
-#: ``ε = 0.1`` and ``d ≤ 10⁶``.
+#: sqrt(ε))`` (Kuczyński & Woźniakowski 1992): with ``q = 30`` and ``ε = 0.1``,
+#: below ``2e-6`` for ``d ≤ 20000`` and ``1.3e-5`` for ``d = 10⁶``.
 RESIDUAL_LANCZOS_STEPS = 30
 RESIDUAL_MARGIN = 0.1
 
