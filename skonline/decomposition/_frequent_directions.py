@@ -177,13 +177,27 @@ def sketch_pass(
             buffer, squares, n_rows, n_orth, canonical_csr(X), mean, m2, count,
             center=center, skip_zero_rows=skip_zero_rows, **common,
         )  # fmt: skip
+    return finished_state(
+        state, buffer, squares, n_rows, n_orth, mean, m2, deltas, robust,
+        n_samples_seen=count, rng=rng,
+    )  # fmt: skip
+
+
+def finished_state(state, buffer, squares, n_rows, n_orth, mean, m2, deltas, robust, **fields):
+    """The new state after a pass or a merge: unused rows zeroed, shrinkages added.
+
+    ``deltas`` are the shrinkages added to ``Δ`` in order (for RFD ``α`` grows
+    by half of each, Alg. 5); every one counts as a compaction except those
+    ``fields`` override.
+    """
     buffer[n_rows:] = 0.0  # unused rows canonical (deterministic pickles)
     squares[n_orth:] = 0.0
     shrinkage, alpha = state.shrinkage, state.alpha
-    for delta in deltas:  # Alg. 5: alpha grows by sigma_m^2 / 2 per compaction
+    for delta in deltas:
         shrinkage += delta
         if robust:
             alpha += delta / 2.0
+    fields.setdefault("n_compactions", state.n_compactions + len(deltas))
     return dataclasses.replace(
         state,
         buffer=buffer,
@@ -194,9 +208,7 @@ def sketch_pass(
         m2=m2,
         shrinkage=shrinkage,
         alpha=alpha,
-        n_compactions=state.n_compactions + len(deltas),
-        n_samples_seen=count,
-        rng=rng,
+        **fields,
     )
 
 
@@ -235,8 +247,6 @@ def merge_states(first, second, *, variant="fd", beta=0.2, robust=False, center=
         variant="fd" if variant == "cfd" else variant,
         beta=beta,
     )
-    buffer[n_rows:] = 0.0
-    squares[n_orth:] = 0.0
     total = n1 + n2
     if center and total:
         diff = second.mean - first.mean
@@ -244,21 +254,12 @@ def merge_states(first, second, *, variant="fd", beta=0.2, robust=False, center=
         m2 = first.m2 + second.m2 + diff * diff * (n1 * n2 / total)
     else:
         mean, m2 = first.mean.copy(), first.m2 + second.m2
-    added = sum(deltas) + second.shrinkage
-    return dataclasses.replace(
-        first,
-        buffer=buffer,
-        squares=squares,
-        n_rows=n_rows,
-        n_orth=n_orth,
-        mean=mean,
-        m2=m2,
-        shrinkage=first.shrinkage + added,
-        alpha=first.alpha + (added / 2.0 if robust else 0.0),
+    return finished_state(
+        first, buffer, squares, n_rows, n_orth, mean, m2, [*deltas, second.shrinkage], robust,
         n_compactions=first.n_compactions + second.n_compactions + len(deltas),
         n_samples_seen=total,
         rng=copy_generator(first.rng),
-    )
+    )  # fmt: skip
 
 
 class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEstimator):

@@ -21,27 +21,7 @@ EPS = np.finfo(np.float64).eps
 
 
 def textbook_rank_one_eigh(dv, z, rho, U=None):
-    """Eigendecomposition of ``diag(dv) + rho z zᵀ`` (``rho >= 0``) by the secular equation.
-
-    Bunch-Nielsen-Sorensen with Gu-Eisenstat's stable eigenvectors: after
-    deflation (components of ``z`` below ``8 eps · max(spread, rho)`` and
-    diagonal entries closer than that, merged by a Householder reflection,
-    which handles the large tied eigenspaces of a density matrix), each root
-    of ``1 + rho sum_j z_j²/(d_j - lam) = 0`` comes from LAPACK ``dlasd4``
-    together with the differences ``d_j - lam_i`` to full relative accuracy;
-    ``z`` is recomputed from the roots (Löwner's formula) so the eigenvectors
-    ``(d - lam_i)⁻¹ ẑ`` are orthogonal to working accuracy. ``O(m²)`` for
-    ``m`` non-deflated entries, plus ``O(n |group|²)`` for the reflections.
-
-    With ``U`` (orthonormal columns), returns ``U Q`` instead of ``Q``; the
-    reflections and the secular eigenvectors are applied to ``U`` directly
-    (one ``n × m × m`` product, never ``Q`` then ``U Q``).
-
-    Returns
-    -------
-    lam : ndarray of shape (n,), ascending
-    Q : ndarray of shape (n, n), orthonormal eigenvectors (columns), or ``U Q``
-    """
+    """The Python secular update the compiled kernel replaced (same algorithm, same order)."""
     dv = np.asarray(dv, dtype=np.float64)
     n = dv.shape[0]
     order = np.argsort(dv, kind="stable")
