@@ -47,6 +47,8 @@ _VARIANTS = [
     skonline.FrequentDirections(sketch_size=4, variant="cfd"),
     skonline.FrequentDirections(sketch_size=4, variant="pfd", beta=0.5, buffer="single"),
     skonline.RobustFrequentDirections(sketch_size=4, alpha0=0.5, compaction="svd"),
+    skonline.RobustFrequentDirections(n_components=2, whiten=True),
+    skonline.FrequentDirections(sketch_size=4, center=False, skip_zero_rows=True),
     skonline.RFDSONClassifier(sketch_size=4, loss="log_loss", alpha0=1.0),
     skonline.RFDSONClassifier(sketch="full", alpha0=1.0, loss="smooth_hinge"),
     skonline.RFDSONClassifier(sketch="diag", alpha0=1.0, buffer_init="empty"),
