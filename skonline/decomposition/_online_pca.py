@@ -746,13 +746,15 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
     >>> from sklearn.utils import gen_batches
     >>> from skonline.decomposition import AdaptiveOnlinePCA
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((300, 10)) @ np.diag([1, 1] + [0.05] * 8) / 2
-    >>> pca = AdaptiveOnlinePCA(n_components=2, row_norm="clip")
+    >>> X = rng.standard_normal((300, 10)) @ np.diag([10, 10] + [0.5] * 8) + 3
+    >>> pca = AdaptiveOnlinePCA(n_components=2)  # centred, scaled rows, self-tuned rates
     >>> for batch in gen_batches(len(X), 50):
     ...     pca = pca.partial_fit(X[batch])
     >>> pca.transform(X[:3]).shape
     (3, 2)
     >>> bool(np.abs(pca.components_[:, :2]).sum(axis=1).min() > 0.9)  # the top-2 plane
+    True
+    >>> bool(np.allclose(pca.mean_, X.mean(axis=0)))
     True
     """
 
@@ -891,9 +893,12 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         capped. The cumulative update has no eigenvalue floor. Fixed at the
         first call.
 
-    center : bool, default=False
-        Learn the mean (Alg. 6); needs ``update="cumulative"``. Fixed at the
-        first call.
+    center : bool, default=True
+        Learn the mean and centre each row by the mean of the rows before it
+        (Alg. 6 with the cumulative update; with the incremental one, the
+        centred rows are fed to Alg. 5 and its bound holds for them), as
+        IncrementalPCA centres; ``transform`` subtracts ``mean_``. Fixed at
+        the first call.
 
     mean_prior : float, default=0.0
         ``~eta^-1 >= 0``: pseudo-count of ``initial_mean`` in the running
