@@ -25,6 +25,7 @@ EXTENSIONS = [
     ),
     Extension("skonline.utils._sketch_fast", ["skonline/utils/_sketch_fast.pyx"]),
     Extension("skonline.utils._density_fast", ["skonline/utils/_density_fast.pyx"]),
+    Extension("skonline.utils._capping_fast", ["skonline/utils/_capping_fast.pyx"]),
 ]
 
 for ext in EXTENSIONS:

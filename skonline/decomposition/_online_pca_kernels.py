@@ -25,7 +25,8 @@ log-eigenvalues (:class:`DensityState`), in one of two exact forms:
   (:func:`skonline.utils._density.rank_one_eigh`).
 
 The eigenvalue part of a step (softmax, floor, fixed share, capping) is
-:func:`skonline.utils._capping.spectral_step`, in the log domain.
+:func:`skonline.utils._capping.spectral_step`, in the log domain (compiled:
+:mod:`skonline.utils._capping_fast`).
 :func:`density_pass` runs the rows of a batch through the update; it is pure:
 it returns a new state and never writes into the one it is given.
 """
@@ -38,7 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base import OnlineState
-from ..utils._capping import sample_corner, spectral_step
+from ..utils._capping import sample_corner
+from ..utils._capping_fast import spectral_step
 from ..utils._density import dense_from_eigen, log_eigenvalues_from_dense, meg_eigen_step
 from ..utils._rows import dense_row_blocks, prepare_rows
 
