@@ -47,6 +47,8 @@ _VARIANTS = [
     skonline.FrequentDirections(sketch_size=4, variant="cfd"),
     skonline.FrequentDirections(sketch_size=4, variant="pfd", beta=0.5, buffer="single"),
     skonline.RobustFrequentDirections(sketch_size=4, alpha0=0.5, compaction="svd"),
+    skonline.RobustFrequentDirections(n_components=2, whiten=True),
+    skonline.FrequentDirections(sketch_size=4, center=False, skip_zero_rows=True),
     skonline.RFDSONClassifier(sketch_size=4, loss="log_loss", alpha0=1.0),
     skonline.RFDSONClassifier(sketch="full", alpha0=1.0, loss="smooth_hinge"),
     skonline.RFDSONClassifier(sketch="diag", alpha0=1.0, buffer_init="empty"),
@@ -55,7 +57,9 @@ _VARIANTS = [
     skonline.RFDSONRegressor(curvature="hessian", bound=None, sketch_size=4),
     skonline.RFDSONClassifier(curvature="hessian", loss="log_loss", sketch="full", alpha0=1.0),
     skonline.AdaptiveOnlinePCA(fixed_share=0.1, row_norm="clip", transform_mode="average"),
-    skonline.AdaptiveOnlinePCA(solver="dense", sampler="systematic", transform_mode="sample"),
+    skonline.AdaptiveOnlinePCA(
+        solver="dense", sampler="systematic", transform_mode="sample", random_state=0
+    ),
     skonline.RandomizedOnlinePCA(update="cumulative", center=True, sampler="systematic"),
     skonline.RandomizedOnlinePCA(solver="secular", mixing="uniform", mixing_rate=0.1),
     skonline.RandomizedOnlinePCA(mixing="past", mixing_rate=0.01, transform_mode="mode"),

@@ -63,6 +63,8 @@ SHARED = {
     "center_target": ("target",),
     "verbose": ("progress",),
     "scale_features": ("units",),
+    "whiten": ("explained_variance_",),
+    "sparse_solver": ("csr",),
 }
 
 #: Names that meant several things before 0.1.0 and are gone for good.

@@ -3,7 +3,14 @@
 Luo, Chen, Zhang, Li & Zhang, "Robust Frequent Directions with Application in
 Online Learning", JMLR 20 (2019): Algorithms 1, 2 (one SVD per row), 4, 5
 (doubling buffer) and 8 (greedy truncation); Liberty (2013) for FD; Desai,
-Ghashami & Phillips (2016) for the PFD and CFD variants.
+Ghashami & Phillips (2016) for the PFD and CFD variants; Ghashami, Liberty &
+Phillips (2016) for the randomized sparse blocks.
+
+The estimators are drop-in replacements of scikit-learn's
+:class:`~sklearn.decomposition.IncrementalPCA`: centred by default (the
+streamed rows are Welford rows, so the sketch approximates the centred
+scatter with FD's guarantee), with its attributes (``mean_``,
+``explained_variance_``, ...) and its probabilistic-PCA ``get_covariance``.
 """
 
 from __future__ import annotations
@@ -15,22 +22,69 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
-from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_array
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
+from sklearn.utils import check_array, gen_batches
 from sklearn.utils.extmath import safe_sparse_dot, svd_flip
 
-from ..base import OnlineEstimator, OnlineState
+from ..base import MAX_ABS_VALUE, OnlineEstimator, OnlineState
 from ..evaluation._sketch_metrics import spectral_norm_of_difference
-from ..utils._sketch import append_rows, sketch_solve, thin_svd
-from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
+from ..utils._random import as_generator
+from ..utils._rows import BLOCK_ROWS, canonical_csr
+from ..utils._sketch import (
+    dense_pass,
+    randomized_sparse_pass,
+    sketch_solve,
+    sparse_pass,
+    stacked_rows_pass,
+    thin_svd,
+)
+from ..utils._sketch_fast import max_abs_finite
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 
 __all__ = ["FrequentDirections", "RobustFrequentDirections"]
 
 _DENSE_WARN_FEATURES = 20000
 #: Largest squared Frobenius norm of sketch plus batch (Gram entries stay finite).
 _MAX_SQUARED_NORM = 1e300
+#: ``sketch_size="auto"``: ``sketch_size = AUTO_FACTOR · n_components + AUTO_EXTRA``
+#: (capped at ``n_features + 1``, where the sketch is exact); chosen by
+#: measurement (user guide, "Choosing the sketch size").
+AUTO_FACTOR = 2
+AUTO_EXTRA = 8
+#: ``sketch_size="auto"`` without ``n_components``.
+AUTO_DEFAULT_SKETCH = 20
+
+
+def auto_sketch_size(n_components, n_features):
+    """The sketch size ``sketch_size="auto"`` picks for ``n_components`` output directions.
+
+    ``2 · n_components + 8``, at most ``n_features + 1`` (a sketch that large
+    is exact); ``20`` when ``n_components`` is None. Measured in the user
+    guide: with it, the rank-``k`` projection error of
+    :class:`RobustFrequentDirections` is within a few percent of
+    :class:`~sklearn.decomposition.IncrementalPCA`'s on scikit-learn's
+    bundled data sets.
+
+    Parameters
+    ----------
+    n_components : int or None
+        The output dimension ``k``.
+    n_features : int
+        The number of features.
+
+    Returns
+    -------
+    sketch_size : int
+        The sketch size ``m`` (at least 2).
+    """
+    if n_components is None:
+        size = AUTO_DEFAULT_SKETCH
+    else:
+        size = AUTO_FACTOR * int(n_components) + AUTO_EXTRA
+    return int(max(2, min(size, int(n_features) + 1)))
 
 
 @dataclass(kw_only=True, eq=False)
@@ -41,57 +95,171 @@ class SketchState(OnlineState):
     ----------
     buffer : ndarray of shape (capacity, n_features)
         Rows ``[0, n_rows)`` hold the sketch ``B``; the rest are zeros.
-    n_rows : int
+    squares : ndarray of shape (capacity,)
+        Squared norms of the first ``n_orth`` rows, which are orthogonal (the
+        rows kept by the last compaction); the rest are zeros.
+    n_rows, n_orth : int
+    sketch_size : int
+        The sketch size ``m`` (``"auto"`` resolved at the first call).
+    mean : ndarray of shape (n_features,)
+        Mean of the rows seen (zeros without centring).
+    m2 : ndarray of shape (n_features,)
+        Per-feature sums of the squared streamed rows: the diagonal of the
+        exact (centred) scatter matrix.
     n_compactions : int
     shrinkage : float
-        ``Δ``, the sum of the subtracted ``σ_m²``.
+        ``Δ``, the sum of the subtracted ``σ_m²`` (and of the certified
+        residuals of randomized sparse blocks).
     alpha : float
         The ridge term (``alpha0 + Δ/2`` for RFD, 0 for FD).
+    rng : numpy.random.Generator or None
+        Draws the random test matrices of randomized sparse blocks.
     """
 
     buffer: np.ndarray
+    squares: np.ndarray
     n_rows: int = 0
+    n_orth: int = 0
+    sketch_size: int
+    mean: np.ndarray
+    m2: np.ndarray
     n_compactions: int = 0
     shrinkage: float = 0.0
     alpha: float = 0.0
+    rng: np.random.Generator | None = None
 
 
-def sketch_pass(state, X, *, sketch_size, variant, beta, method, robust, skip_zero_rows):
+def sketch_pass(
+    state,
+    X,
+    *,
+    variant="fd",
+    beta=0.2,
+    method="gram",
+    robust=False,
+    center=True,
+    skip_zero_rows=False,
+    sparse_solver="exact",
+):
     """Stream the rows of ``X`` into a copy of the sketch; return the new state.
 
-    A pure kernel: ``state`` is never written into.
+    A pure kernel: ``state`` is never written into. Dense rows go through the
+    compiled Gram-block pass, CSR rows through the sparse-block pass (or the
+    randomized one), both from :mod:`skonline.utils._sketch`.
     """
-    n = X.shape[0]
-    if skip_zero_rows:
-        if sp.issparse(X):
-            nonzero = np.asarray(abs(X).sum(axis=1)).ravel() > 0
-        else:
-            nonzero = np.any(X != 0, axis=1)
-        X = X[nonzero]
-    buffer = state.buffer.copy()
-    n_rows, deltas = append_rows(
-        buffer,
-        state.n_rows,
-        X,
-        sketch_size,
-        variant="fd" if variant == "cfd" else variant,
-        beta=beta,
-        method=method,
-    )
+    m = state.sketch_size
+    buffer, squares = state.buffer.copy(), state.squares.copy()
+    mean, m2 = state.mean.copy(), state.m2.copy()
+    n_rows, n_orth, count = state.n_rows, state.n_orth, state.n_samples_seen
+    rng = state.rng
+    common = {"m": m, "variant": "fd" if variant == "cfd" else variant, "beta": beta}
+    if not sp.issparse(X):
+        n_rows, n_orth, count, deltas = dense_pass(
+            buffer, squares, n_rows, n_orth, X, mean, m2, count,
+            method=method, center=center, skip_zero_rows=skip_zero_rows, **common,
+        )  # fmt: skip
+    elif method == "svd":  # the textbook route: densified a block of rows at a time
+        deltas = []
+        for sl in gen_batches(X.shape[0], BLOCK_ROWS):
+            n_rows, n_orth, count, more = dense_pass(
+                buffer, squares, n_rows, n_orth, X[sl].toarray(), mean, m2, count,
+                method=method, center=center, skip_zero_rows=skip_zero_rows, **common,
+            )  # fmt: skip
+            deltas += more
+    elif sparse_solver == "randomized":
+        rng = copy_generator(rng)
+        n_rows, n_orth, mean, m2, count, deltas = randomized_sparse_pass(
+            buffer, squares, n_rows, n_orth, canonical_csr(X), mean, m2, count,
+            rng=rng, center=center, **common,
+        )  # fmt: skip
+    else:
+        n_rows, n_orth, mean, m2, count, deltas = sparse_pass(
+            buffer, squares, n_rows, n_orth, canonical_csr(X), mean, m2, count,
+            center=center, skip_zero_rows=skip_zero_rows, **common,
+        )  # fmt: skip
+    return finished_state(
+        state, buffer, squares, n_rows, n_orth, mean, m2, deltas, robust,
+        n_samples_seen=count, rng=rng,
+    )  # fmt: skip
+
+
+def finished_state(state, buffer, squares, n_rows, n_orth, mean, m2, deltas, robust, **fields):
+    """The new state after a pass or a merge: unused rows zeroed, shrinkages added.
+
+    ``deltas`` are the shrinkages added to ``Δ`` in order (for RFD ``α`` grows
+    by half of each, Alg. 5); every one counts as a compaction except those
+    ``fields`` override.
+    """
+    buffer[n_rows:] = 0.0  # unused rows canonical (deterministic pickles)
+    squares[n_orth:] = 0.0
     shrinkage, alpha = state.shrinkage, state.alpha
-    for delta in deltas:  # Alg. 5: alpha grows by sigma_m^2 / 2 per compaction
+    for delta in deltas:
         shrinkage += delta
         if robust:
             alpha += delta / 2.0
+    fields.setdefault("n_compactions", state.n_compactions + len(deltas))
     return dataclasses.replace(
         state,
         buffer=buffer,
+        squares=squares,
         n_rows=n_rows,
+        n_orth=n_orth,
+        mean=mean,
+        m2=m2,
         shrinkage=shrinkage,
         alpha=alpha,
-        n_compactions=state.n_compactions + len(deltas),
-        n_samples_seen=state.n_samples_seen + n,
+        **fields,
     )
+
+
+def copy_generator(rng):
+    """A copy of a generator (the pass must not advance the committed one)."""
+    if rng is None:
+        return None
+    new = np.random.Generator(type(rng.bit_generator)())
+    new.bit_generator.state = rng.bit_generator.state
+    return new
+
+
+def merge_states(first, second, *, variant="fd", beta=0.2, robust=False, center=True):
+    """The sketch of two disjoint streams from their sketches (a new state).
+
+    ``second``'s sketch rows are streamed into a copy of ``first``'s, plus, for
+    centred sketches, the mean-correction row
+    ``sqrt(n₁n₂/(n₁+n₂)) (μ₁ − μ₂)``: the scatter of the union is
+    ``S₁ + S₂ + n₁n₂/(n₁+n₂) (μ₁ − μ₂)(μ₁ − μ₂)ᵀ`` exactly. Shrinkages add up,
+    means and per-feature sums of squares combine exactly (Chan et al.).
+    """
+    n1, n2 = first.n_samples_seen, second.n_samples_seen
+    rows = second.buffer[: second.n_rows]
+    if center and n1 and n2:
+        diff = first.mean - second.mean
+        correction = np.sqrt(n1 * n2 / (n1 + n2)) * diff
+        rows = np.vstack([rows, correction[None, :]])
+    buffer, squares = first.buffer.copy(), first.squares.copy()
+    n_rows, n_orth, deltas = stacked_rows_pass(
+        buffer,
+        squares,
+        first.n_rows,
+        first.n_orth,
+        rows,
+        m=first.sketch_size,
+        variant="fd" if variant == "cfd" else variant,
+        beta=beta,
+    )
+    total = n1 + n2
+    if center and total:
+        diff = second.mean - first.mean
+        mean = first.mean + diff * (n2 / total)
+        m2 = first.m2 + second.m2 + diff * diff * (n1 * n2 / total)
+    else:
+        mean, m2 = first.mean.copy(), first.m2 + second.m2
+    return finished_state(
+        first, buffer, squares, n_rows, n_orth, mean, m2, [*deltas, second.shrinkage], robust,
+        n_compactions=first.n_compactions + second.n_compactions + len(deltas),
+        n_samples_seen=total,
+        rng=copy_generator(first.rng),
+    )  # fmt: skip
 
 
 class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEstimator):
@@ -100,11 +268,15 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     _accept_sparse = "csr"
 
     _parameter_constraints: ClassVar[dict] = {
-        "sketch_size": [Interval(Integral, 2, None, closed="left")],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "sketch_size": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
+        "center": ["boolean"],
+        "whiten": ["boolean"],
         "buffer": [StrOptions({"double", "single"})],
         "skip_zero_rows": ["boolean"],
         "compaction": [StrOptions({"gram", "svd"})],
+        "sparse_solver": [StrOptions({"exact", "randomized"})],
+        "random_state": ["random_state"],
     }
 
     # The sketch variant used by the engine ("fd", "pfd", "cfd", "isvd").
@@ -115,57 +287,98 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return False
 
     def _frozen_params(self):
-        names = ("sketch_size", "buffer", "compaction")
-        if self._is_robust():
-            return (*names, "alpha0")
-        return (*names, "variant", "beta")
+        shared = ("sketch_size", "buffer", "compaction", "center", "sparse_solver")
+        names = (*shared, "alpha0") if self._is_robust() else (*shared, "variant", "beta")
+        # the generator of the randomized blocks is part of the state
+        return (*names, "random_state") if self.sparse_solver == "randomized" else names
 
     # ---------------------------------------------------------------- fitting
-    def _capacity(self):
-        return 2 * self.sketch_size if self.buffer == "double" else self.sketch_size
+    def _resolved_sketch_size(self, n_features):
+        if self.sketch_size == "auto":
+            return auto_sketch_size(self.n_components, n_features)
+        return int(self.sketch_size)
+
+    def _sketch_size(self):
+        """The sketch size in use (fixed at the first call)."""
+        if self._is_initialized():
+            return int(self._state.sketch_size)
+        return None
+
+    def _capacity(self, m):
+        return 2 * m if self.buffer == "double" else m
 
     def _validate_batch(self, X, y, first_call):
-        if self.n_components is not None and self.n_components > self.sketch_size - 1:
-            raise ValueError(
-                f"n_components={self.n_components} must be at most sketch_size - 1 = "
-                f"{self.sketch_size - 1}: a compacted sketch keeps sketch_size - 1 directions."
-            )
-        X, y, kwargs = super()._validate_batch(X, y, first_call)
+        X = validate_data(
+            self,
+            X,
+            reset=first_call,
+            accept_sparse=self._accept_sparse,
+            dtype=[np.float64, np.float32],
+            ensure_min_samples=1,
+            ensure_all_finite=False,  # one pass below checks finiteness and magnitude
+        )
+        largest = _check_finite_magnitude(X)
+        d = X.shape[1]
+        m = self._resolved_sketch_size(d) if first_call else int(self._state.sketch_size)
+        if self.n_components is not None:
+            limit = min(m - 1, d)
+            if self.n_components > limit:
+                raise ValueError(
+                    f"n_components={self.n_components} must be at most min(sketch_size - 1, "
+                    f"n_features) = {limit}: a compacted sketch keeps sketch_size - 1 "
+                    f"directions (sketch_size={m}) and X has {d} features."
+                )
         # The sketch holds squared norms of up to the whole stream: refuse a batch
         # that would push ‖B‖_F² + ‖X‖_F² out of float64's range.
-        data = X.data if sp.issparse(X) else X
-        batch_sq = float(np.sum(np.square(data, dtype=np.float64)))
+        n_values = X.nnz if sp.issparse(X) else X.shape[0] * d
+        batch_sq = n_values * largest * largest
+        if batch_sq > _MAX_SQUARED_NORM / 2:  # the cheap bound fails: compute it
+            data = X.data if sp.issparse(X) else X
+            batch_sq = float(np.sum(np.square(data, dtype=np.float64)))
         sketch_sq = 0.0
         if not first_call:
-            sketch_sq = float(np.sum(np.square(self._state.buffer[: self._state.n_rows])))
+            sketch_sq = float(np.sum(self._state.m2)) + float(
+                np.sum(np.square(self._state.buffer[: self._state.n_rows]))
+            )
         if not batch_sq + sketch_sq <= _MAX_SQUARED_NORM:
             raise ValueError(
                 "X is too large in magnitude for the sketch: its squared Frobenius norm "
                 f"({batch_sq:.3g}) plus the sketch's ({sketch_sq:.3g}) exceeds "
                 f"{_MAX_SQUARED_NORM:.0e}. Rescale the input."
             )
-        if self.n_components is not None and self.n_components > X.shape[1]:
-            raise ValueError(
-                f"n_components={self.n_components} must be at most n_features={X.shape[1]}."
-            )
-        return X, y, kwargs
+        return X, y, {}
 
     def _init_state(self, X, y):
+        d = X.shape[1]
+        m = self._resolved_sketch_size(d)
+        capacity = self._capacity(m)
+        randomized = self.sparse_solver == "randomized"
         return SketchState(
-            buffer=np.zeros((self._capacity(), X.shape[1]), dtype=np.float64),
+            buffer=np.zeros((capacity, d), dtype=np.float64),
+            squares=np.zeros(capacity),
+            sketch_size=m,
+            mean=np.zeros(d),
+            m2=np.zeros(d),
             alpha=float(self.alpha0) if self._is_robust() else 0.0,
+            rng=as_generator(self.random_state) if randomized else None,
         )
+
+    def _pass_kwargs(self):
+        return {
+            "variant": self._variant(),
+            "beta": getattr(self, "beta", 0.2),
+            "robust": self._is_robust(),
+            "center": bool(self.center),
+        }
 
     def _partial_fit_state(self, state, X, y):
         return sketch_pass(
             state,
             X,
-            sketch_size=self.sketch_size,
-            variant=self._variant(),
-            beta=getattr(self, "beta", 0.2),
             method=self.compaction,
-            robust=self._is_robust(),
             skip_zero_rows=self.skip_zero_rows,
+            sparse_solver=self.sparse_solver,
+            **self._pass_kwargs(),
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -175,8 +388,8 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to add. CSR input is never densified as a whole: at most
-            ``2 * sketch_size`` rows are materialised at a time.
+            Rows to add. CSR input is never densified as a whole: at most a
+            buffer's worth of rows (``2 · sketch_size``) is materialised.
         y : Ignored
             Not used, present for API consistency by convention.
 
@@ -192,7 +405,8 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """Forget the current sketch and build one from ``X``.
 
         Equivalent to a fresh estimator's ``partial_fit(X)``, and bit for bit
-        to ``partial_fit`` over any split of ``X`` into consecutive batches.
+        to ``partial_fit`` over any split of dense ``X`` into consecutive
+        batches.
 
         Parameters
         ----------
@@ -208,17 +422,93 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """
         return self._online_fit(X)
 
+    # ------------------------------------------------------------------ merge
+    def merge(self, other):
+        """The sketch of both streams: a new estimator (mergeable summaries).
+
+        Neither ``self`` nor ``other`` is modified. The rows of ``other``'s
+        sketch (and, for centred sketches, the exact mean-correction row
+        ``sqrt(n₁n₂/(n₁+n₂))(μ₁ − μ₂)``) are streamed into a copy of this one.
+        The result sketches the concatenation of both streams with the same
+        guarantee as a single pass: shrinkages add up
+        (``shrinkage_ = Δ₁ + Δ₂ + Δ_merge``) and
+        ``‖SᵀS − BᵀB‖₂ ≤ shrinkage_ ≤ ‖A − A_k‖_F² / (sketch_size − k)`` for the
+        concatenated (centred) ``A``; for RFD ``alpha_ = alpha0 + shrinkage_ /
+        2``. ``a + b`` is ``a.merge(b)``.
+
+        Parameters
+        ----------
+        other : FrequentDirections or RobustFrequentDirections
+            A fitted sketch of the same class with the same ``sketch_size``,
+            variant, ``buffer``, ``center`` and features.
+
+        Returns
+        -------
+        merged : object
+            A new fitted estimator with this one's parameters.
+        """
+        self._check_mergeable(other)
+        merged = clone(self)
+        for name in ("n_features_in_", "feature_names_in_"):
+            if name in self.__dict__:
+                setattr(merged, name, self.__dict__[name])
+        merged._commit(merge_states(self._state, other._state, **self._pass_kwargs()))
+        return merged
+
+    def __add__(self, other):
+        if not isinstance(other, _BaseFrequentDirections):
+            return NotImplemented
+        return self.merge(other)
+
+    def _check_mergeable(self, other):
+        self._check_fitted()
+        if type(other) is not type(self):
+            raise TypeError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
+        other._check_fitted()
+        for est in (self, other):
+            est._check_frozen(est._state)
+        mine, theirs = self._state.frozen, other._state.frozen
+        for key in mine:
+            if key not in ("compaction", "random_state") and not _same(mine[key], theirs[key]):
+                raise ValueError(
+                    f"cannot merge sketches with different {key}: {mine[key]!r} and {theirs[key]!r}"
+                )
+        if self._state.sketch_size != other._state.sketch_size:
+            raise ValueError(
+                "cannot merge sketches with different sketch_size: "
+                f"{self._state.sketch_size} and {other._state.sketch_size}"
+            )
+        if other.n_features_in_ != self.n_features_in_:
+            raise ValueError(
+                f"cannot merge sketches of {self.n_features_in_} and "
+                f"{other.n_features_in_} features"
+            )
+        names = getattr(self, "feature_names_in_", None)
+        other_names = getattr(other, "feature_names_in_", None)
+        if names is None or other_names is None:
+            same_names = names is None and other_names is None
+        else:
+            same_names = np.array_equal(names, other_names)
+        if not same_names:
+            raise ValueError("cannot merge sketches fitted on different feature names")
+
     # ----------------------------------------------------- derived attributes
     @property
     def sketch_(self):
         """The current sketch ``B``, an array of shape (n_rows, n_features).
 
-        Between ``sketch_size - 1`` and ``2 * sketch_size - 1`` rows once the
+        Between ``sketch_size - 1`` and ``2 · sketch_size - 1`` rows once the
         first compaction has happened (Alg. 4/5 keep the uncompacted rows).
-        A copy: later updates do not change it.
+        Its rows are Welford rows when centred: ``BᵀB`` approximates the
+        centred scatter. A copy: later updates do not change it.
         """
         state = self._fitted_state()
         return state.buffer[: state.n_rows].copy()
+
+    @property
+    def sketch_size_(self):
+        """The sketch size ``m`` in use (``"auto"`` resolved at the first call)."""
+        return int(self._fitted_state().sketch_size)
 
     @property
     def n_compactions_(self):
@@ -236,24 +526,40 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return float(self._fitted_state().alpha)
 
     @property
+    def mean_(self):
+        """Per-feature mean of the rows seen; zeros with ``center=False``."""
+        return self._fitted_state().mean.copy()
+
+    @property
+    def var_(self):
+        """Per-feature variance of the rows seen (about ``mean_``), exact.
+
+        ``Σ (x − mean_)² / n_samples_seen_`` (the second moment with
+        ``center=False``), as IncrementalPCA's ``var_``.
+        """
+        state = self._fitted_state()
+        return state.m2 / max(state.n_samples_seen, 1)
+
+    @property
     def n_components_(self):
         """Number of components returned by :meth:`transform`."""
-        self._check_fitted()
+        state = self._fitted_state()
+        limit = min(int(state.sketch_size) - 1, self.n_features_in_)
         if self.n_components is not None:
-            if self.n_components > min(self.sketch_size - 1, self.n_features_in_):
+            if self.n_components > limit:
                 raise ValueError(
                     f"n_components={self.n_components} exceeds min(sketch_size - 1, "
-                    f"n_features) = {min(self.sketch_size - 1, self.n_features_in_)}."
+                    f"n_features) = {limit}."
                 )
             return int(self.n_components)
-        return int(min(self.sketch_size - 1, self.n_features_in_))
+        return int(limit)
 
     @property
     def _n_features_out(self):
         return self.n_components_
 
     def _svd(self):
-        """Sign-fixed thin SVD of the sketch rows."""
+        """Sign-fixed thin SVD of the sketch rows: ``(s, Vt)``."""
         state = self._fitted_state()
         B = state.buffer[: state.n_rows]
         if B.shape[0] == 0:
@@ -262,36 +568,87 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         U, Vt = svd_flip(U, Vt, u_based_decision=False)
         return s, Vt
 
+    def _eigen_extra(self, s):
+        """What the estimator adds to ``s²`` in its eigenvalue estimates (RFD: ``Δ/2``)."""
+        return np.zeros_like(s)
+
+    def _components(self):
+        """``(components, explained_variance)`` of the top ``n_components_`` directions."""
+        s, Vt = self._svd()
+        k, d = self.n_components_, self.n_features_in_
+        kk = min(k, Vt.shape[0])
+        components = np.zeros((k, d))
+        components[:kk] = Vt[:kk]
+        squares = np.zeros(k)
+        squares[:kk] = s[:kk] ** 2
+        squares += self._eigen_extra(squares)
+        denominator = max(self._fitted_state().n_samples_seen - 1, 1)
+        return components, squares / denominator
+
     @property
     def components_(self):
         """Top right singular vectors of ``B``, an array of shape (n_components_, n_features).
 
-        Sign-fixed (``svd_flip``). Computed from the sketch on access
+        The principal axes (of the centred data by default), sign-fixed
+        (``svd_flip``). Computed from the sketch on access
         (``O(sketch_size² · n_features)``). Rows beyond the sketch's rank (only
         before ``n_components_`` rows have been seen) are zero.
         """
-        _, Vt = self._svd()
-        k = self.n_components_
-        out = np.zeros((k, self.n_features_in_))
-        kk = min(k, Vt.shape[0])
-        out[:kk] = Vt[:kk]
-        return out
+        return self._components()[0]
+
+    @property
+    def explained_variance_(self):
+        """Variance along each component, an array of shape (n_components_,).
+
+        The sketch's estimate of the top eigenvalues of the (centred) scatter,
+        divided by ``n_samples_seen_ - 1`` as in IncrementalPCA: ``σ_i(B)²``
+        for FD (an underestimate, by at most ``shrinkage_``), ``σ_i(B)² +
+        shrinkage_/2`` for RFD (within ``± shrinkage_/2``).
+        """
+        return self._components()[1]
+
+    def _total_variance(self):
+        state = self._fitted_state()
+        return float(np.sum(state.m2)) / max(state.n_samples_seen - 1, 1)
+
+    @property
+    def explained_variance_ratio_(self):
+        """``explained_variance_`` over the exact total variance (tracked exactly)."""
+        total = self._total_variance()
+        ev = self.explained_variance_
+        return ev / total if total > 0 else np.zeros_like(ev)
 
     @property
     def singular_values_(self):
-        """Singular values of ``B`` (without ``alpha``), an array of shape (n_components_,)."""
-        s, _ = self._svd()
-        k = self.n_components_
-        out = np.zeros(k)
-        kk = min(k, s.shape[0])
-        out[:kk] = s[:kk]
-        return out
+        """``sqrt(explained_variance_ · (n_samples_seen_ - 1))``, shape (n_components_,).
+
+        The estimated singular values of the (centred) data matrix.
+        """
+        denominator = max(self._fitted_state().n_samples_seen - 1, 1)
+        return np.sqrt(self.explained_variance_ * denominator)
+
+    @property
+    def noise_variance_(self):
+        """The probabilistic-PCA noise variance: the mean variance outside the components.
+
+        ``(total variance − Σ explained_variance_) / (n_features − n_components_)``
+        with the exact total variance (0 when every feature is a component).
+        """
+        k, d = self.n_components_, self.n_features_in_
+        if k >= d:
+            return 0.0
+        rest = self._total_variance() - float(np.sum(self.explained_variance_))
+        return max(rest, 0.0) / (d - k)
 
     # ------------------------------------------------------------ transforms
+    def _mean_for(self, dtype):
+        return self._fitted_state().mean.astype(dtype, copy=False)
+
     def transform(self, X):
         """Project ``X`` on the top ``n_components_`` sketched directions.
 
-        No centering: the sketch approximates the uncentred ``AᵀA``.
+        ``(X - mean_) @ components_.T``, divided by ``sqrt(explained_variance_)``
+        with ``whiten=True``, as IncrementalPCA.
 
         Parameters
         ----------
@@ -301,14 +658,22 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components_)
-            ``X @ components_.T``, in the floating dtype of ``X``.
+            The coordinates, in the floating dtype of ``X``.
         """
         X = self._validate_predict(X)
-        C = self.components_.astype(X.dtype, copy=False)
-        return np.asarray(safe_sparse_dot(X, C.T, dense_output=True))
+        components, ev = self._components()
+        C = components.astype(X.dtype, copy=False)
+        out = np.asarray(safe_sparse_dot(X, C.T, dense_output=True))
+        out -= self._mean_for(X.dtype) @ C.T
+        if self.whiten:
+            out /= np.maximum(np.sqrt(ev), np.finfo(X.dtype).eps).astype(X.dtype)
+        return out
 
     def inverse_transform(self, X):
-        """Map projected data back to feature space: ``X @ components_``.
+        """Map projected data back to feature space.
+
+        ``X @ components_ + mean_`` (``X`` multiplied by
+        ``sqrt(explained_variance_)`` first with ``whiten=True``).
 
         Parameters
         ----------
@@ -328,11 +693,69 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 f"X has {X.shape[1]} features, but inverse_transform expects "
                 f"n_components_={self.n_components_}."
             )
-        return X @ self.components_.astype(X.dtype, copy=False)
+        components, ev = self._components()
+        if self.whiten:
+            components = np.sqrt(ev)[:, None] * components
+        return X @ components.astype(X.dtype, copy=False) + self._mean_for(X.dtype)
 
     # ------------------------------------------------- covariance and solves
+    def get_covariance(self):
+        """Data covariance from the probabilistic-PCA model, as IncrementalPCA's.
+
+        ``components_ᵀ diag(explained_variance_ − noise_variance_) components_
+        + noise_variance_ · I`` (negative differences clipped at 0), whatever
+        ``whiten``. The sketch's own full estimate of the scatter is
+        :meth:`covariance_operator`.
+
+        Returns
+        -------
+        cov : ndarray of shape (n_features, n_features)
+            Estimated covariance of the data. Uses ``O(n_features²)`` memory (a
+            warning is issued above 20000 features).
+        """
+        self._warn_dense()
+        components, ev = self._components()
+        noise = self.noise_variance_
+        diff = np.where(ev > noise, ev - noise, 0.0)
+        cov = (components.T * diff) @ components
+        cov[np.diag_indices_from(cov)] += noise
+        return cov
+
+    def get_precision(self):
+        """Inverse of :meth:`get_covariance`, by the matrix inversion lemma.
+
+        Returns
+        -------
+        precision : ndarray of shape (n_features, n_features)
+            Estimated precision of the data.
+        """
+        self._warn_dense()
+        components, ev = self._components()
+        noise = self.noise_variance_
+        d = self.n_features_in_
+        if noise == 0.0:
+            return sla.pinvh(self.get_covariance())
+        diff = np.where(ev > noise, ev - noise, 0.0)
+        inner = components @ components.T / noise
+        with np.errstate(divide="ignore"):
+            inner[np.diag_indices_from(inner)] += np.where(diff > 0, 1.0 / diff, np.inf)
+        keep = np.isfinite(np.diag(inner))
+        C = components[keep]
+        precision = -(C.T @ np.linalg.inv(inner[np.ix_(keep, keep)]) @ C) / noise**2
+        precision[np.diag_indices(d)] += 1.0 / noise
+        return precision
+
+    def _warn_dense(self):
+        if self.n_features_in_ > _DENSE_WARN_FEATURES:
+            warnings.warn(
+                f"forming a dense {self.n_features_in_} x {self.n_features_in_} matrix; "
+                "covariance_operator() and solve() never do.",
+                UserWarning,
+                stacklevel=3,
+            )
+
     def _effective_sketch(self):
-        """``(B, alpha)`` such that the covariance estimate is ``BᵀB + αI``."""
+        """``(B, alpha)`` such that the scatter estimate is ``BᵀB + αI``."""
         state = self._fitted_state()
         B = state.buffer[: state.n_rows]
         if self._variant() == "cfd" and B.shape[0]:
@@ -342,31 +765,11 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             B = np.sqrt(s[keep] ** 2 + state.shrinkage)[:, None] * Vt[keep]
         return B, state.alpha
 
-    def get_covariance(self):
-        """The sketched (uncentred) covariance ``BᵀB + αI`` as a dense matrix.
-
-        Returns
-        -------
-        cov : ndarray of shape (n_features, n_features)
-            Approximates ``AᵀA`` of all rows streamed so far (not divided by
-            the number of rows). Uses ``O(n_features²)`` memory (a warning is
-            issued above 20000 features); see :meth:`covariance_operator`.
-        """
-        B, alpha = self._effective_sketch()
-        if self.n_features_in_ > _DENSE_WARN_FEATURES:
-            warnings.warn(
-                f"get_covariance forms a dense {self.n_features_in_} x {self.n_features_in_} "
-                "matrix; covariance_operator() and solve() never do.",
-                UserWarning,
-                stacklevel=2,
-            )
-        cov = B.T @ B
-        cov[np.diag_indices_from(cov)] += alpha
-        return cov
-
     def covariance_operator(self):
-        """The sketched covariance ``BᵀB + αI`` as a linear operator.
+        """The sketched scatter matrix ``BᵀB + αI`` as a linear operator.
 
+        The sketch's estimate of the centred scatter ``(A − 1μᵀ)ᵀ(A − 1μᵀ)``
+        (of ``AᵀA`` with ``center=False``), not divided by the number of rows.
         Never forms a ``d × d`` matrix: a product costs ``O(r · d)`` for ``r``
         sketch rows.
 
@@ -385,7 +788,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return LinearOperator((d, d), matvec=matvec, matmat=matvec, dtype=np.float64)
 
     def solve(self, V, *, rtol=1e-12):
-        """Apply the inverse of the sketched covariance: ``(BᵀB + αI)⁻¹ V``.
+        """Apply the inverse of the sketched scatter: ``(BᵀB + αI)⁻¹ V``.
 
         In the sketch's eigenbasis when ``alpha_ > 0`` (the Woodbury identity
         rearranged to lose ``κ·eps``, not ``κ²·eps``; ``O(r² d)`` for ``r``
@@ -413,27 +816,17 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             )
         return sketch_solve(B, alpha, V, rtol=rtol)
 
-    def get_precision(self):
-        """Dense inverse (or pseudo-inverse) of :meth:`get_covariance`, via :meth:`solve`.
-
-        Returns
-        -------
-        precision : ndarray of shape (n_features, n_features)
-            ``(BᵀB + αI)⁻¹``, or the Moore–Penrose pseudo-inverse when the
-            estimate is singular. Uses ``O(n_features²)`` memory.
-        """
-        return self.solve(np.eye(self.n_features_in_))
-
     def score(self, X, y=None):
         """Negative relative covariance error of the sketch on ``X``.
 
-        ``-‖XᵀX / n_X − (BᵀB + αI) / n_seen‖₂ / (‖X‖_F² / n_X)``: per-row
-        covariances, so ``X`` may be a sample of the stream. When ``X`` is
-        exactly the streamed data this is ``-‖AᵀA − (BᵀB + αI)‖₂ / ‖A‖_F²``,
-        the relative covariance error of the papers. Higher is better; 0 is a
-        perfect sketch. An all-zero ``X`` gives the unnormalised error. For
+        ``-‖X̃ᵀX̃ / n_X − (BᵀB + αI) / n_seen‖₂ / (‖X̃‖_F² / n_X)`` with
+        ``X̃ = X − mean_``: per-row covariances, so ``X`` may be a sample of the
+        stream. When ``X`` is exactly the streamed data this is
+        ``-‖SᵀS − (BᵀB + αI)‖₂ / ‖S‖_F²`` for the centred data ``S`` (``A``
+        with ``center=False``), the relative covariance error of the papers.
+        Higher is better; 0 is a perfect sketch. For
         :class:`RobustFrequentDirections` with ``alpha0 > 0`` the sketch targets
-        ``AᵀA + alpha0·I``, and ``alpha0`` counts as error here.
+        the scatter plus ``alpha0·I``, and ``alpha0`` counts as error here.
 
         Parameters
         ----------
@@ -451,70 +844,18 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         X = self._validate_predict(X)
         B, alpha = self._effective_sketch()
         n = X.shape[0]
-        fro2 = float(X.multiply(X).sum()) if sp.issparse(X) else float(np.sum(np.square(X)))
-        seen = max(self.n_samples_seen_, 1)
-        err = spectral_norm_of_difference(X, B, alpha, x_scale=1.0 / n, b_scale=1.0 / seen)
-        denom = fro2 / n
-        return -err / denom if denom > 0 else -err
-
-    # ------------------------------------------------------------------ merge
-    def merge(self, other):
-        """Absorb the sketch of a disjoint stream (mergeable summaries).
-
-        The rows of ``other``'s sketch are streamed into this one. The result
-        sketches the concatenation of both streams with the same guarantee as
-        a single pass: shrinkages add up (``shrinkage_ = Δ₁ + Δ₂ + Δ_merge``)
-        and, for RFD, ``alpha_ = alpha0 + shrinkage_ / 2`` still holds, i.e.
-        the merged sketch approximates ``A₁ᵀA₁ + A₂ᵀA₂ + alpha0·I``.
-
-        Parameters
-        ----------
-        other : FrequentDirections or RobustFrequentDirections
-            A fitted sketch of the same class with the same ``sketch_size``,
-            variant, ``buffer`` and features. It is not modified.
-
-        Returns
-        -------
-        self : object
-            This estimator, now sketching both streams.
-        """
-        self._check_fitted()
-        if type(other) is not type(self):
-            raise TypeError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
-        other._check_fitted()
-        for est in (self, other):
-            est._check_frozen(est._state)
-        mine, theirs = self._state.frozen, other._state.frozen
-        for key in mine:
-            if key != "compaction" and mine[key] != theirs[key]:
-                raise ValueError(
-                    f"cannot merge sketches with different {key}: {mine[key]!r} and {theirs[key]!r}"
-                )
-        if other.n_features_in_ != self.n_features_in_:
-            raise ValueError(
-                f"cannot merge sketches of {self.n_features_in_} and "
-                f"{other.n_features_in_} features"
-            )
-        names = getattr(self, "feature_names_in_", None)
-        other_names = getattr(other, "feature_names_in_", None)
-        if names is None or other_names is None:
-            same_names = names is None and other_names is None
+        mean = self._fitted_state().mean
+        if sp.issparse(X):  # ‖X − 1μᵀ‖_F² without densifying X
+            col_sum = np.asarray(X.sum(axis=0)).ravel()
+            fro2 = float(X.multiply(X).sum()) - 2 * float(col_sum @ mean) + n * float(mean @ mean)
         else:
-            same_names = np.array_equal(names, other_names)
-        if not same_names:
-            raise ValueError("cannot merge sketches fitted on different feature names")
-        theirs = other._state
-        rows = theirs.buffer[: theirs.n_rows].copy()
-        with self._transaction():
-            state = self._partial_fit_state(self._state, rows, None)
-            # the pass counted the other sketch's rows as samples; count its stream instead
-            state.n_samples_seen += theirs.n_samples_seen - rows.shape[0]
-            state.shrinkage += theirs.shrinkage
-            if self._is_robust():
-                state.alpha += theirs.shrinkage / 2.0
-            state.n_compactions += theirs.n_compactions
-            self._commit(state)
-        return self
+            fro2 = float(np.sum(np.square(np.asarray(X, dtype=np.float64) - mean)))
+        seen = max(self.n_samples_seen_, 1)
+        err = spectral_norm_of_difference(
+            X, B, alpha, x_scale=1.0 / n, b_scale=1.0 / seen, x_mean=mean
+        )
+        denom = max(fro2, 0.0) / n
+        return -err / denom if denom > 0 else -err
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -523,17 +864,60 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return tags
 
 
-_COMMON_PARAMS = """\
-    sketch_size : int, default=20
-        The paper's ``m`` (>= 2). A compaction keeps ``sketch_size - 1``
-        directions; with ``buffer="double"`` the buffer holds up to
-        ``2 * sketch_size`` rows, so memory is ``2 · sketch_size · n_features``
-        floats whatever the number of rows streamed.
+def _same(a, b):
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # pragma: no cover - exotic values
+        return a is b
 
+
+def _check_finite_magnitude(X):
+    """One pass: raise on NaN/inf and on entries too large to square; return ``max |x|``."""
+    if sp.issparse(X):
+        data = X.data.reshape(1, -1)
+    else:
+        data = X
+    if data.size == 0:
+        return 0.0
+    largest, code = max_abs_finite(data)
+    if code == 1:
+        raise ValueError("Input X contains NaN.")
+    if code == 2:
+        raise ValueError(f"Input X contains infinity or a value too large for {X.dtype!r}.")
+    if largest > MAX_ABS_VALUE:
+        raise ValueError(
+            f"X contains a value too large in magnitude ({largest:.3g}); skonline squares "
+            f"the data and needs |X| <= {MAX_ABS_VALUE:.0e} to stay finite in float64. "
+            "Rescale the input."
+        )
+    return float(largest)
+
+
+_COMMON_PARAMS = """\
     n_components : int, default=None
-        Number of directions used by :meth:`transform`; at most
+        Number of components (output dimension) of :meth:`transform`, at most
         ``sketch_size - 1`` and ``n_features``. ``None`` means
         ``min(sketch_size - 1, n_features)``.
+
+    sketch_size : int or "auto", default="auto"
+        The paper's ``m`` (>= 2), the memory: a compaction keeps
+        ``sketch_size - 1`` directions; with ``buffer="double"`` the buffer
+        holds up to ``2 · sketch_size`` rows, so memory is ``2 · sketch_size ·
+        n_features`` floats whatever the number of rows streamed. ``"auto"``:
+        ``2 · n_components + 8`` (20 without ``n_components``), at most
+        ``n_features + 1``, chosen by measurement (user guide); resolved at
+        the first call (``sketch_size_``).
+
+    center : bool, default=True
+        Centre the data, as IncrementalPCA: the rows are streamed as Welford
+        rows ``sqrt((t-1)/t)(x_t − μ_{t-1})``, whose outer products add up to
+        the centred scatter exactly, so the sketch approximates it with the
+        guarantee below for the centred matrix. ``False`` sketches the
+        uncentred ``AᵀA`` (the papers). Fixed at the first call.
+
+    whiten : bool, default=False
+        Divide the output of :meth:`transform` by ``sqrt(explained_variance_)``
+        (and multiply back in :meth:`inverse_transform`), as IncrementalPCA.
 """
 
 _COMMON_PARAMS_TAIL = """\
@@ -545,42 +929,81 @@ _COMMON_PARAMS_TAIL = """\
         ``sketch_size - 1`` (``O(sketch_size² · n_features)`` per row).
 
     skip_zero_rows : bool, default=False
-        Do not append all-zero rows to the buffer. They do not change ``AᵀA``
-        but do move the compaction schedule; skipping them saves compactions
-        and keeps every bound. Off by default (paper-literal).
+        Do not append rows that are zero (after centring) to the buffer. They
+        do not change the sketched matrix but do move the compaction schedule;
+        skipping them saves compactions and keeps every bound. Off by default
+        (paper-literal).
 
     compaction : {"gram", "svd"}, default="gram"
         How a full buffer is decomposed. ``"svd"``: thin SVD of the
         ``2m × d`` buffer (LAPACK gesdd), the textbook route. ``"gram"``:
-        eigendecomposition of the small ``2m × 2m`` Gram matrix, cheaper on
-        wide buffers (timings in the user guide); the sketch's ``BᵀB`` agrees
-        with the SVD route to rounding relative to ``‖A‖²``.
+        eigendecomposition of the small ``2m × 2m`` Gram matrix, of which only
+        the blocks of the new rows are computed (the sketch's own block is
+        diagonal), in a compiled pass; the sketch's ``BᵀB`` agrees with the
+        SVD route to rounding relative to ``‖A‖²``.
+
+    sparse_solver : {"exact", "randomized"}, default="exact"
+        How CSR rows are compacted. ``"exact"``: the same compactions as for
+        dense rows, with the Gram matrix and the new rows computed from the
+        sparse rows (``O(nnz · sketch_size)`` for their part; the sketch's part
+        still costs ``O(sketch_size² · n_features)`` per compaction), same
+        sketch as for dense input up to rounding. ``"randomized"``: sparse
+        Frequent Directions (Ghashami, Liberty & Phillips 2016): blocks of
+        about ``2 · sketch_size · n_features`` non-zeros are compressed by a
+        randomized range finder before entering the sketch, time ``O(nnz ·
+        sketch_size)``; FD's bound then holds with high probability (user
+        guide). Fixed at the first call.
+
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seed of the random test matrices of ``sparse_solver="randomized"``
+        (fixed at the first call then); unused otherwise.
 """
 
 _COMMON_ATTRS = """\
+    n_components_ : int
+        Output width of :meth:`transform`.
+
+    components_ : ndarray of shape (n_components_, n_features)
+        Principal axes: the top right singular vectors of the sketch,
+        sign-fixed.
+
+    explained_variance_ : ndarray of shape (n_components_,)
+        Variance along each component (the sketch's estimate, divided by
+        ``n_samples_seen_ - 1``).
+
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+        ``explained_variance_`` over the exact total variance.
+
+    singular_values_ : ndarray of shape (n_components_,)
+        Estimated singular values of the centred data matrix.
+
+    mean_ : ndarray of shape (n_features,)
+        Per-feature mean (zeros with ``center=False``).
+
+    var_ : ndarray of shape (n_features,)
+        Per-feature variance (exact).
+
+    noise_variance_ : float
+        The probabilistic-PCA noise variance.
+
     n_samples_seen_ : int
         Rows streamed so far (across ``partial_fit`` calls).
+
+    sketch_size_ : int
+        The sketch size in use.
 
     n_compactions_ : int
         Number of compactions (SVD/shrink steps) so far.
 
     shrinkage_ : float
         ``Δ``, the sum over compactions of the subtracted ``σ_m²``. For FD
-        (``variant="fd"``, and RFD) ``0 ⪯ AᵀA − BᵀB ⪯ Δ·I`` and ``Δ`` is at most
-        ``‖A − A_k‖_F² / (sketch_size − k)`` for every ``k < sketch_size``;
-        CFD's estimate is within ``±Δ``. PFD and iSVD carry no such bound.
+        (``variant="fd"``, and RFD) ``0 ⪯ SᵀS − BᵀB ⪯ Δ·I`` for the (centred)
+        data ``S`` and ``Δ`` is at most ``‖S − S_k‖_F² / (sketch_size − k)``
+        for every ``k < sketch_size``; CFD's estimate is within ``±Δ``. PFD
+        and iSVD carry no such bound.
 
     sketch_ : ndarray of shape (n_rows, n_features)
         The current sketch ``B`` (read-only property).
-
-    components_ : ndarray of shape (n_components_, n_features)
-        Top right singular vectors of the sketch, sign-fixed (property).
-
-    singular_values_ : ndarray of shape (n_components_,)
-        Singular values of the sketch (property).
-
-    n_components_ : int
-        Output width of :meth:`transform` (property).
 
     n_features_in_ : int
         Number of features seen during the first fit.
@@ -592,6 +1015,19 @@ _COMMON_ATTRS = """\
 _COMMON_NOTES = """\
     Notes
     -----
+    A drop-in replacement of :class:`~sklearn.decomposition.IncrementalPCA`:
+    same ``transform``/``inverse_transform``/``get_covariance``/
+    ``get_precision`` and fitted attributes, centred by default, at
+    ``O(sketch_size · n_features)`` memory and amortised time per row
+    (IncrementalPCA: ``O(batch_size · n_features)`` memory, an SVD per
+    batch). The centring is exact: ``Σ_t r_t r_tᵀ`` of the Welford rows is the
+    centred scatter ``S = (A − 1μᵀ)ᵀ(A − 1μᵀ)``, so for every ``k <
+    sketch_size``
+
+        ``0 ⪯ S − BᵀB ⪯ Δ·I``,  ``Δ ≤ ‖A_c − [A_c]_k‖_F² / (sketch_size − k)``
+
+    with ``A_c = A − 1μᵀ`` the centred data (FD; RFD halves it).
+
     The sketch is kept in float64 whatever the input dtype (FD subtracts
     squared singular values, which loses digits quickly in float32);
     :meth:`transform` returns the input's floating dtype.
@@ -599,24 +1035,25 @@ _COMMON_NOTES = """\
 
 
 class FrequentDirections(_BaseFrequentDirections):
-    __doc__ = f"""Frequent Directions: a deterministic streaming sketch of ``AᵀA``.
+    __doc__ = f"""Frequent Directions: a deterministic streaming sketch of the scatter matrix.
 
-    Streams the rows of ``A`` (n × d) into a sketch ``B`` of at most
-    ``2 · sketch_size`` rows such that, for every ``k < sketch_size``,
+    Streams the rows of ``A`` (n × d), centred by default, into a sketch ``B``
+    of at most ``2 · sketch_size`` rows such that, for every ``k < sketch_size``,
 
-        ``0 ⪯ AᵀA − BᵀB ⪯ Δ·I``  and  ``Δ ≤ ‖A − A_k‖_F² / (sketch_size − k)``
+        ``0 ⪯ SᵀS − BᵀB ⪯ Δ·I``  and  ``Δ ≤ ‖S − S_k‖_F² / (sketch_size − k)``
 
-    (Luo et al. 2019, eq. 1, Lemma 4 and Lemma 5 for the doubling buffer;
-    Liberty 2013; the paper's Alg. 4 prints its input as ``B^(0)``, read
-    ``B^(m−1)``) — for ``variant="fd"``; ``"cfd"`` keeps the error within
-    ``±Δ``, ``"pfd"`` has a weaker bound and ``"isvd"`` none. Default: the
+    for the centred data ``S = A − 1μᵀ`` (``A`` with ``center=False``; Luo
+    et al. 2019, eq. 1, Lemma 4 and Lemma 5 for the doubling buffer; Liberty
+    2013; the paper's Alg. 4 prints its input as ``B^(0)``, read ``B^(m−1)``)
+    — for ``variant="fd"``; ``"cfd"`` keeps the error within ``±Δ``,
+    ``"pfd"`` has a weaker bound and ``"isvd"`` none. Default: the
     doubling-buffer Algorithm 4 of the paper, amortised
     ``O(sketch_size · n_features)`` time per row and
     ``O(sketch_size · n_features)`` memory.
 
-    ``transform`` projects on the top right singular vectors of the sketch
-    (uncentred, like the sketch). For a full-rank, better conditioned estimate
-    of ``AᵀA`` with half the error bound, use :class:`RobustFrequentDirections`.
+    ``transform`` projects the centred rows on the top right singular vectors
+    of the sketch. For a full-rank, better conditioned estimate with half the
+    error bound, use :class:`RobustFrequentDirections`.
 
     Read more in the :ref:`User Guide <sketching>`.
 
@@ -627,12 +1064,12 @@ class FrequentDirections(_BaseFrequentDirections):
         ``"fd"``: Frequent Directions (Alg. 1/4). ``"pfd"``: parameterized FD
         (Desai et al. 2016): only the last ``max(1, floor(beta · sketch_size))``
         of the top ``sketch_size`` values are shrunk (worse bound by a constant).
-        ``"cfd"``: compensative FD: FD's sketch, with the covariance estimate
+        ``"cfd"``: compensative FD: FD's sketch, with the scatter estimate
         raised by ``Δ`` on the retained directions (same bound as FD; affects
-        :meth:`get_covariance`, :meth:`solve` and :meth:`score`, not
-        :meth:`transform`). ``"isvd"``: greedy truncation (Alg. 8), **no
-        guarantee** (the paper's Appendix F shows it can miss a dominant
-        direction entirely).
+        :meth:`covariance_operator`, :meth:`solve`, :meth:`score` and
+        ``explained_variance_``, not :meth:`transform`). ``"isvd"``: greedy
+        truncation (Alg. 8), **no guarantee** (the paper's Appendix F shows it
+        can miss a dominant direction entirely).
 
     beta : float, default=0.2
         PFD's proportion of shrunk singular values, in (0, 1]. Only used with
@@ -642,13 +1079,13 @@ class FrequentDirections(_BaseFrequentDirections):
     Attributes
     ----------
     alpha_ : float
-        Always 0.0: FD approximates ``AᵀA`` by ``BᵀB`` alone.
+        Always 0.0: FD approximates the scatter by ``BᵀB`` alone.
 
 {_COMMON_ATTRS}
     See Also
     --------
     RobustFrequentDirections : FD plus the optimal ridge term ``αI``.
-    sklearn.decomposition.IncrementalPCA : Exact but ``O(n_features²)``-memory peer.
+    sklearn.decomposition.IncrementalPCA : Exact but ``O(batch_size · n_features)``-memory peer.
 
 {_COMMON_NOTES}
     References
@@ -663,12 +1100,14 @@ class FrequentDirections(_BaseFrequentDirections):
     >>> from sklearn.utils import gen_batches
     >>> from skonline.decomposition import FrequentDirections
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((500, 30)) @ np.diag(np.linspace(3, 0.1, 30))
-    >>> fd = FrequentDirections(sketch_size=10, n_components=3)
+    >>> X = rng.standard_normal((500, 30)) @ np.diag(np.linspace(3, 0.1, 30)) + 5
+    >>> fd = FrequentDirections(n_components=3)
     >>> for batch in gen_batches(len(X), 64):
     ...     fd = fd.partial_fit(X[batch])
     >>> fd.transform(X[:2]).shape
     (2, 3)
+    >>> bool(np.allclose(fd.mean_, X.mean(axis=0)))
+    True
     >>> fd.score(X) > -0.1  # relative covariance error below 10 %
     True
     """
@@ -681,49 +1120,64 @@ class FrequentDirections(_BaseFrequentDirections):
 
     def __init__(
         self,
-        sketch_size=20,
         n_components=None,
         *,
+        sketch_size="auto",
+        center=True,
+        whiten=False,
         variant="fd",
         beta=0.2,
         buffer="double",
         skip_zero_rows=False,
         compaction="gram",
+        sparse_solver="exact",
+        random_state=None,
     ):
-        self.sketch_size = sketch_size
         self.n_components = n_components
+        self.sketch_size = sketch_size
+        self.center = center
+        self.whiten = whiten
         self.variant = variant
         self.beta = beta
         self.buffer = buffer
         self.skip_zero_rows = skip_zero_rows
         self.compaction = compaction
+        self.sparse_solver = sparse_solver
+        self.random_state = random_state
 
     def _variant(self):
         return self.variant
+
+    def _eigen_extra(self, squares):
+        if self.variant == "cfd":  # raised by Δ on the retained directions
+            return np.where(squares > 0, self._fitted_state().shrinkage, 0.0)
+        return np.zeros_like(squares)
 
 
 class RobustFrequentDirections(_BaseFrequentDirections):
     __doc__ = f"""Robust Frequent Directions: FD plus the optimal ridge ``αI``.
 
-    Approximates ``AᵀA + alpha0·I`` by ``BᵀB + alpha_·I`` where ``B`` is exactly
-    the Frequent Directions sketch and ``alpha_`` grows by ``σ_m²/2`` at every
-    compaction (Luo et al. 2019, Algorithm 2; Algorithm 5 with the doubling
-    buffer, the default). Each compaction is the spectral-norm-optimal
-    "rank ``m−1`` plus ridge" update (Theorem 2), and for every ``k < m``
+    Approximates the (centred) scatter ``SᵀS + alpha0·I`` by ``BᵀB + alpha_·I``
+    where ``B`` is exactly the Frequent Directions sketch and ``alpha_`` grows
+    by ``σ_m²/2`` at every compaction (Luo et al. 2019, Algorithm 2;
+    Algorithm 5 with the doubling buffer, the default). Each compaction is the
+    spectral-norm-optimal "rank ``m−1`` plus ridge" update (Theorem 2), and for
+    every ``k < m``
 
-        ``‖AᵀA + alpha0·I − (BᵀB + alpha_·I)‖₂ ≤ Δ/2 ≤ ‖A − A_k‖_F² / (2(m − k))``
+        ``‖SᵀS + alpha0·I − (BᵀB + alpha_·I)‖₂ ≤ Δ/2 ≤ ‖S − S_k‖_F² / (2(m − k))``
 
     — half of FD's bound (Theorem 3, Corollary 2) — while the estimate is full
     rank as soon as ``alpha_ > 0`` and no worse conditioned than
-    ``AᵀA + alpha0·I`` (Theorem 4). Same cost as FD: amortised
+    ``SᵀS + alpha0·I`` (Theorem 4). Same cost as FD: amortised
     ``O(sketch_size · n_features)`` time per row, ``O(sketch_size · n_features)``
     memory. :meth:`solve` applies ``(BᵀB + αI)⁻¹`` by the Woodbury identity in
     ``O(sketch_size² · n_features)``, never forming a ``d × d`` matrix.
 
     ``transform`` is identical to :class:`FrequentDirections` (same ``B``);
-    RFD improves the covariance estimate's worst case and its inverse. Its
-    error is about ``alpha_``, so where FD's actual error is far below its
-    bound ``Δ`` (e.g. uncentred sparse data) FD's ``BᵀB`` can be more accurate.
+    RFD improves the eigenvalue estimates (``explained_variance_``) and the
+    covariance estimate's worst case and inverse. Its error is about
+    ``alpha_``, so where FD's actual error is far below its bound ``Δ`` (e.g.
+    uncentred sparse data) FD's ``BᵀB`` can be more accurate.
 
     Read more in the :ref:`User Guide <sketching>`.
 
@@ -732,8 +1186,8 @@ class RobustFrequentDirections(_BaseFrequentDirections):
 {_COMMON_PARAMS}
     alpha0 : float, default=0.0
         Initial ridge ``alpha`` (``α^(m−1)`` in Alg. 2): the sketch then targets
-        ``AᵀA + alpha0·I``. The default 0 is the paper's hyperparameter-free
-        "RFD0".
+        the scatter plus ``alpha0·I``. The default 0 is the paper's
+        hyperparameter-free "RFD0".
 
 {_COMMON_PARAMS_TAIL}
     Attributes
@@ -745,6 +1199,7 @@ class RobustFrequentDirections(_BaseFrequentDirections):
     See Also
     --------
     FrequentDirections : The same sketch without the ridge term.
+    sklearn.decomposition.IncrementalPCA : The exact peer it replaces.
 
 {_COMMON_NOTES}
     References
@@ -758,10 +1213,12 @@ class RobustFrequentDirections(_BaseFrequentDirections):
     >>> from sklearn.utils import gen_batches
     >>> from skonline.decomposition import RobustFrequentDirections
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((500, 30)) @ np.diag(np.linspace(3, 0.1, 30))
-    >>> rfd = RobustFrequentDirections(sketch_size=10)
+    >>> X = rng.standard_normal((500, 30)) @ np.diag(np.linspace(3, 0.1, 30)) + 5
+    >>> rfd = RobustFrequentDirections(n_components=5)  # as IncrementalPCA(n_components=5)
     >>> for batch in gen_batches(len(X), 64):
     ...     rfd = rfd.partial_fit(X[batch])
+    >>> rfd.transform(X[:2]).shape, rfd.sketch_size_
+    ((2, 5), 18)
     >>> bool(np.isclose(rfd.alpha_, rfd.shrinkage_ / 2))
     True
     >>> z = rfd.solve(np.ones(30))  # (BᵀB + αI)⁻¹ 1 by Woodbury, no 30 x 30 matrix
@@ -776,20 +1233,31 @@ class RobustFrequentDirections(_BaseFrequentDirections):
 
     def __init__(
         self,
-        sketch_size=20,
         n_components=None,
         *,
+        sketch_size="auto",
+        center=True,
+        whiten=False,
         alpha0=0.0,
         buffer="double",
         skip_zero_rows=False,
         compaction="gram",
+        sparse_solver="exact",
+        random_state=None,
     ):
-        self.sketch_size = sketch_size
         self.n_components = n_components
+        self.sketch_size = sketch_size
+        self.center = center
+        self.whiten = whiten
         self.alpha0 = alpha0
         self.buffer = buffer
         self.skip_zero_rows = skip_zero_rows
         self.compaction = compaction
+        self.sparse_solver = sparse_solver
+        self.random_state = random_state
 
     def _is_robust(self):
         return True
+
+    def _eigen_extra(self, squares):
+        return np.full_like(squares, self._fitted_state().shrinkage / 2.0)

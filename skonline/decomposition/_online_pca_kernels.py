@@ -25,7 +25,8 @@ log-eigenvalues (:class:`DensityState`), in one of two exact forms:
   (:func:`skonline.utils._density.rank_one_eigh`).
 
 The eigenvalue part of a step (softmax, floor, fixed share, capping) is
-:func:`skonline.utils._capping.spectral_step`, in the log domain.
+:func:`skonline.utils._capping.spectral_step`, in the log domain (compiled:
+:mod:`skonline.utils._capping_fast`).
 :func:`density_pass` runs the rows of a batch through the update; it is pure:
 it returns a new state and never writes into the one it is given.
 """
@@ -38,7 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base import OnlineState
-from ..utils._capping import sample_corner, spectral_step
+from ..utils._capping import sample_corner
+from ..utils._capping_fast import spectral_step
 from ..utils._density import dense_from_eigen, log_eigenvalues_from_dense, meg_eigen_step
 from ..utils._rows import dense_row_blocks, prepare_rows
 
@@ -58,7 +60,7 @@ __all__ = [
 #: The eigenbasis (or the low-rank rotation) is re-orthonormalised every this many rows.
 REORTHONORMALIZE_EVERY = 128
 #: solver="auto" uses the secular eigen-update from this data-span dimension on.
-SECULAR_MIN_SPAN = 64
+SECULAR_MIN_SPAN = 16
 
 
 # -------------------------------------------------------------------- tuning
@@ -102,6 +104,8 @@ class DensityState(OnlineState):
     ----------
     log_w : ndarray of shape (n,) or (m,)
         Log-eigenvalues of ``W`` (dense: all of them; bulk: those of the span).
+    n_components : int
+        ``k``, the dimension kept (``None`` resolved at the first call).
     U : ndarray of shape (n, n) or None
         Eigenvectors (columns) in the dense form.
     basis : ndarray of shape (n, m) or None
@@ -123,6 +127,9 @@ class DensityState(OnlineState):
         Draws the realized projections (``record_realized_loss``).
     max_row_norm : float
         Largest raw row norm seen.
+    max_fed_norm : float
+        Largest norm of a row as the update saw it (centred, clipped), before
+        ``row_norm="scale"`` divides it by this running maximum.
     learning_rate : float
         The learning rate of the last pass.
     fixed_share : float
@@ -136,6 +143,7 @@ class DensityState(OnlineState):
     """
 
     log_w: np.ndarray
+    n_components: int = 1
     U: np.ndarray | None = None
     basis: np.ndarray | None = None
     rotation: np.ndarray | None = None
@@ -146,6 +154,7 @@ class DensityState(OnlineState):
     avg_sum: np.ndarray | None = None
     rng: np.random.Generator | None = None
     max_row_norm: float = 0.0
+    max_fed_norm: float = 0.0
     learning_rate: float = 0.0
     fixed_share: float = 0.0
     tuned: tuple[float, float] | None = None
@@ -161,6 +170,7 @@ class DensityState(OnlineState):
 def init_density_state(
     n_features,
     *,
+    n_components=1,
     bulk,
     cumulative,
     past_mixing,
@@ -172,6 +182,7 @@ def init_density_state(
     """``W^0 = I/n`` in the dense or the bulk form, with the variants' extra state."""
     n = n_features
     return DensityState(
+        n_components=int(n_components),
         U=None if bulk else np.eye(n),
         basis=np.zeros((n, 0)) if bulk else None,
         rotation=np.zeros((0, 0)) if bulk else None,
@@ -338,7 +349,9 @@ def density_pass(
         ``eta``.
     update : {"incremental", "cumulative"}
     center : bool
-        Learn the mean (cumulative update only).
+        Learn the mean: each row is centred by the mean of the rows before it
+        (Warmuth & Kuzmin eq. 15; with the incremental update, the learner
+        then runs on the sequence of centred rows, and its bounds hold for it).
     mean_prior : float
         Pseudo-count of the initial mean (``inf`` clamps the mean).
     eigenvalue_floor : float
@@ -350,8 +363,10 @@ def density_pass(
         Rate of the past mixing (eq. 20); needs ``state.past_sum``.
     solver : {"auto", "dense", "bulk", "secular"}
         The rank-one eigen-update of the bulk form: ``"secular"``, or
-        ``"auto"`` (secular from a span of 64 on), else ``eigh``.
-    row_norm : {"none", "clip", "error"}
+        ``"auto"`` (secular from a span of 16 on), else ``eigh``.
+    row_norm : {"none", "clip", "error", "scale"}
+        ``"clip"`` clips the raw rows to norm 1; ``"scale"`` divides each row
+        (centred) by the largest norm of the rows fed so far, itself included.
     sampler : {"decomposition", "systematic"}
         How the realized projection is drawn (when ``state.rng`` is set).
 
@@ -380,6 +395,8 @@ def density_pass(
     exp_losses = np.empty(m)
     real_losses = np.empty(m)
     max_norm = new.max_row_norm
+    fed_max = new.max_fed_norm
+    scale = row_norm == "scale"
     for start, block in dense_row_blocks(X):
         norms = np.sqrt(np.einsum("ij,ij->i", block, block))
         max_norm = max(max_norm, float(norms.max()))
@@ -387,6 +404,11 @@ def density_pass(
         for i, x in enumerate(block):
             t += 1
             yv = x - mean if center else x
+            fed_max = max(fed_max, float(np.sqrt(yv @ yv)))
+            if scale and fed_max > 0:  # the largest row so far has norm 1
+                yv = yv / fed_max
+            if center and not np.isinf(prior):  # m_t, after the row used m_{t-1}
+                mean = mean - (mean - x) / (prior + t)
             if bulk:
                 B, R, z, grew = bulk_coordinates(B, R, yv)
                 if solver == "auto":
@@ -422,8 +444,6 @@ def density_pass(
                 else:
                     U, gamma = meg_eigen_step(U, gamma, -c, z=z)
                 vals = -eta * gamma
-                if center and not np.isinf(prior):
-                    mean = mean - (mean - x) / (prior + t)
                 step = {}
                 bulk_val = 0.0  # the bulk's gamma is 0
             else:
@@ -462,6 +482,7 @@ def density_pass(
         mean=mean,
         n_samples_seen=t,
         max_row_norm=max_norm,
+        max_fed_norm=fed_max,
         learning_rate=eta,
     )
     new.record_losses(exp_losses)

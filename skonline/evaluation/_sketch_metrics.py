@@ -15,13 +15,14 @@ DENSE_MAX_FEATURES = 2000
 LANCZOS_TOL = 1e-6
 
 
-def spectral_norm_of_difference(X, B, alpha=0.0, *, x_scale=1.0, b_scale=1.0):
-    """``‖x_scale · XᵀX − b_scale · (BᵀB + αI)‖₂`` for dense or CSR ``X``.
+def spectral_norm_of_difference(X, B, alpha=0.0, *, x_scale=1.0, b_scale=1.0, x_mean=None):
+    """``‖x_scale · X̃ᵀX̃ − b_scale · (BᵀB + αI)‖₂`` for dense or CSR ``X``.
 
     The spectral norm of the difference between a matrix's Gram matrix and a
     sketched estimate of it. Up to 2000 features the difference is formed and
     its eigenvalues computed exactly; above, Lanczos iterations run on a linear
-    operator, so no ``d × d`` matrix is formed.
+    operator, so no ``d × d`` matrix is formed. ``X̃ = X − 1 x_meanᵀ`` (``X``
+    without ``x_mean``); a CSR ``X`` is centred implicitly, never densified.
 
     Parameters
     ----------
@@ -35,6 +36,8 @@ def spectral_norm_of_difference(X, B, alpha=0.0, *, x_scale=1.0, b_scale=1.0):
         Multiplier of ``XᵀX`` (e.g. ``1 / n``).
     b_scale : float, default=1.0
         Multiplier of the estimate ``BᵀB + αI``.
+    x_mean : ndarray of shape (d,), default=None
+        Subtracted from every row of ``X`` (a centred sketch's ``mean_``).
 
     Returns
     -------
@@ -54,11 +57,20 @@ def spectral_norm_of_difference(X, B, alpha=0.0, *, x_scale=1.0, b_scale=1.0):
     >>> spectral_norm_of_difference(X, X[:1])  # the sketch misses e_2 (eigenvalue 1)
     1.0
     """
-    d = X.shape[1]
+    n, d = X.shape
     B = np.asarray(B, dtype=np.float64)
+    if x_mean is not None and not sp.issparse(X):
+        X = np.asarray(X, dtype=np.float64) - x_mean
+        x_mean = None
+    if x_mean is not None:  # CSR: X̃ᵀX̃ = XᵀX − s μᵀ − μ sᵀ + n μμᵀ with s = Xᵀ1
+        mu = np.asarray(x_mean, dtype=np.float64)
+        col_sum = np.asarray(X.sum(axis=0)).ravel()
     if d <= DENSE_MAX_FEATURES:
         XtX = X.T @ X
         XtX = XtX.toarray() if sp.issparse(XtX) else np.asarray(XtX, dtype=np.float64)
+        if x_mean is not None:
+            cross = np.outer(col_sum, mu)
+            XtX = XtX - cross - cross.T + n * np.outer(mu, mu)
         D = x_scale * XtX - b_scale * (B.T @ B)
         D[np.diag_indices(d)] -= b_scale * alpha
         eig = np.linalg.eigvalsh(D)
@@ -66,7 +78,10 @@ def spectral_norm_of_difference(X, B, alpha=0.0, *, x_scale=1.0, b_scale=1.0):
 
     def matvec(v):
         v = np.ravel(v)
-        return x_scale * (X.T @ (X @ v)) - b_scale * (B.T @ (B @ v) + alpha * v)
+        XtXv = X.T @ (X @ v)
+        if x_mean is not None:
+            XtXv = XtXv - col_sum * (mu @ v) - mu * (col_sum @ v) + n * mu * (mu @ v)
+        return x_scale * XtXv - b_scale * (B.T @ (B @ v) + alpha * v)
 
     op = LinearOperator((d, d), matvec=matvec, dtype=np.float64)
     v0 = np.ones(d) / np.sqrt(d)  # deterministic start: the score is reproducible

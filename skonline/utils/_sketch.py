@@ -1,7 +1,17 @@
 """Frequent-Directions kernels shared by the sketches and the sketched Newton learners.
 
-Pure functions on arrays (they never write into their inputs), except
-:func:`append_rows`, which fills the sketch's own preallocated buffer.
+Pure functions on arrays (they never write into their inputs), except the
+passes (:func:`dense_pass`, :func:`sparse_pass`, :func:`randomized_sparse_pass`,
+:func:`stacked_rows_pass`), which fill the buffer, the squared norms, the mean
+and the per-feature sums of squares of the caller's own copy of a sketch state.
+
+A sketch buffer holds ``n_rows`` rows; the first ``n_orth`` are the sketch left
+by the last compaction, orthogonal with known squared norms (``squares``), so
+their block of the Gram matrix is diagonal. Rows streamed with centring are
+Welford rows ``r_t = sqrt((t-1)/t)(x_t − μ_{t−1})``: ``Σ_t r_t r_tᵀ`` is exactly
+the centred scatter ``(A − 1μᵀ)ᵀ(A − 1μᵀ)``, and its singular values are those of
+the centred matrix, so Frequent Directions' bound holds for the centred matrix
+unchanged.
 
 Notation follows Luo et al., "Robust Frequent Directions with Application in
 Online Learning" (JMLR 2019): ``m`` is the sketch size, a compaction of a buffer
@@ -17,17 +27,36 @@ import threading
 
 import numpy as np
 import scipy.linalg as sla
-import scipy.sparse as sp
+from sklearn.utils import gen_batches
 from threadpoolctl import ThreadpoolController
 
+from ._sketch_fast import (
+    STATUS_DONE,
+    VARIANT_CODES,
+    add_transpose_times_csr,
+    csr_column_sums,
+    csr_gram,
+    csr_times_dense,
+    csr_times_transpose,
+    csr_transpose_times_dense,
+    gram_pass,
+    welford_rows,
+)
+
 __all__ = [
-    "append_rows",
+    "WelfordBlock",
     "apply_inverse",
+    "block_statistics",
     "compact",
+    "compact_with_block",
+    "dense_pass",
     "gram_eigenbasis",
+    "randomized_sparse_pass",
     "shrunk_squares",
     "single_blas_thread",
     "sketch_solve",
+    "sparse_pass",
+    "stacked_rows_pass",
     "thin_svd",
 ]
 
@@ -127,6 +156,17 @@ def shrunk_squares(sq, m, variant="fd", beta=0.2):
     return kept, delta
 
 
+def eigenvector_signs(U):
+    """``U`` with each column's largest-magnitude entry made positive.
+
+    The sign of an eigenvector is arbitrary; fixing it makes the sketch rows
+    the same whichever way the Gram matrix was computed (dense or sparse rows).
+    """
+    idx = np.argmax(np.abs(U), axis=0)
+    signs = np.where(U[idx, np.arange(U.shape[1])] < 0, -1.0, 1.0)
+    return U * signs
+
+
 def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
     """One compaction (SHRINK) of a buffer: at most ``m - 1`` orthogonal rows remain.
 
@@ -176,7 +216,7 @@ def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
                 positive = lam[:k] > 0
                 scale = np.zeros(k)
                 scale[positive] = np.sqrt(kept[positive] / lam[:k][positive])
-                rows = scale[:, None] * (U[:, :k].T @ Bhat)
+                rows = scale[:, None] * (eigenvector_signs(U[:, :k]).T @ Bhat)
                 return rows, kept, delta
         # Overflowing Gram matrix or failed eigensolver: the SVD route below.
     _, s, Vt = thin_svd(Bhat)
@@ -185,68 +225,658 @@ def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
     return rows, kept, delta
 
 
-def append_rows(buffer, n_rows, X, m, *, variant="fd", beta=0.2, method="gram"):
-    """Stream the rows of ``X`` into a sketch buffer, compacting when it is full.
+# ----------------------------------------------------------------- the passes
+#: Rows of a dense batch are centred (Welford) at most this many at a time by the
+#: SVD route (memory ``O(block · d)``).
+WELFORD_BLOCK_ROWS = 4096
 
-    The buffer is the sketch's own storage (``capacity x d``, float64) and is
-    updated in place; ``X`` is only read. Rows are copied in slices of at most
-    ``capacity - n_rows`` rows, so a compaction happens exactly when the buffer
-    holds ``capacity`` rows, whatever the batch size: the result does not depend
-    on how a stream is split into batches. CSR input is densified one slice at
-    a time (never the whole batch), so memory stays ``O(capacity · d)``.
 
-    Parameters
-    ----------
-    buffer : ndarray of shape (capacity, d)
-        Rows ``[0, n_rows)`` hold the current sketch.
-    n_rows : int
-        Number of filled rows.
-    X : ndarray or CSR matrix of shape (n, d)
-    m : int
-        Sketch size; ``capacity`` is ``2 m`` (Alg. 4/5) or ``m`` (Alg. 1/2).
-    variant, beta, method
-        See :func:`compact`.
+def pfd_shrunk_count(beta, m):
+    """PFD's number ``q`` of shrunk values among the top ``m``."""
+    return max(1, math.floor(beta * m))
+
+
+def max_compactions(n_rows, n, capacity, m):
+    """Upper bound on the compactions of ``n`` rows streamed into a buffer of ``n_rows``."""
+    per = max(capacity - (m - 1), 1)
+    return (n_rows + n) // per + 2
+
+
+def compact_buffer_svd(buffer, squares, m, variant, beta):
+    """Compact the full ``buffer`` in place by the SVD route; returns ``(k, delta)``."""
+    rows, kept, delta = compact(buffer, m, variant, beta, method="svd")
+    k = rows.shape[0]
+    buffer[:k] = rows
+    squares[:k] = kept
+    return k, delta
+
+
+def dense_pass(
+    buffer,
+    squares,
+    n_rows,
+    n_orth,
+    X,
+    mean,
+    m2,
+    count,
+    *,
+    m,
+    variant="fd",
+    beta=0.2,
+    method="gram",
+    center=True,
+    skip_zero_rows=False,
+):
+    """Stream the rows of a dense batch into a sketch buffer (in place).
+
+    Each row is written into the buffer (Welford-centred with ``center``:
+    ``r_t = sqrt((t-1)/t)(x_t - μ_{t-1})``, whose outer products sum to the
+    centred scatter exactly); a full buffer is compacted. ``"gram"`` runs the
+    compiled pass (:func:`skonline.utils._sketch_fast.gram_pass`: Gram blocks
+    of the new rows only, one ``dsyevd`` per compaction), with the SVD route
+    for a compaction whose Gram matrix is not finite or whose eigensolver
+    fails; ``"svd"`` compacts by a thin SVD of the buffer (the textbook route).
+
+    ``buffer``, ``squares``, ``mean`` and ``m2`` are the caller's own copies and
+    are updated in place; ``X`` is only read. A compaction happens exactly when
+    the buffer is full, so any split of a stream into batches gives the same
+    sketch bit for bit.
 
     Returns
     -------
-    n_rows : int
-        Filled rows after the pass.
+    n_rows, n_orth, count : int
     deltas : list of float
         The shrinkage ``δ`` of each compaction, in order.
     """
     with single_blas_thread():
-        return _append_rows(buffer, n_rows, X, m, variant, beta, method)
+        if method == "gram":
+            return _gram_dense_pass(
+                buffer, squares, n_rows, n_orth, X, mean, m2, count,
+                m, variant, beta, center, skip_zero_rows,
+            )  # fmt: skip
+        deltas: list[float] = []
+        for sl in gen_batches(X.shape[0], WELFORD_BLOCK_ROWS):
+            R, count = welford_rows(X[sl], mean, m2, count, center)
+            n_rows, n_orth = _append_dense_rows(
+                buffer, squares, n_rows, n_orth, R, m, variant, beta, skip_zero_rows, deltas
+            )
+        return n_rows, n_orth, count, deltas
 
 
-def _append_rows(buffer, n_rows, X, m, variant, beta, method):
-    capacity = buffer.shape[0]
-    n = X.shape[0]
+def _gram_dense_pass(
+    buffer, squares, n_rows, n_orth, X, mean, m2, count, m, variant, beta, center, skip
+):
+    code = VARIANT_CODES[variant]
+    q = pfd_shrunk_count(beta, m)
+    out = np.empty(max_compactions(n_rows, X.shape[0], buffer.shape[0], m))
     deltas = []
     start = 0
-    sparse = sp.issparse(X)
+    while True:
+        n_rows, n_orth, count, n_done, stop, status = gram_pass(
+            buffer, squares, n_rows, n_orth, X, start, m, code, q, center, skip, mean, m2,
+            count, out,
+        )  # fmt: skip
+        deltas.extend(out[:n_done].tolist())
+        if status == STATUS_DONE:
+            return n_rows, n_orth, count, deltas
+        # The Gram matrix overflowed or the eigensolver failed: this compaction by SVD.
+        k, delta = compact_buffer_svd(buffer, squares, m, variant, beta)
+        deltas.append(delta)
+        n_rows = n_orth = k
+        start = stop
+
+
+def _append_dense_rows(buffer, squares, n_rows, n_orth, R, m, variant, beta, skip, deltas):
+    """Append already-streamed rows ``R`` (SVD route), compacting when the buffer is full."""
+    capacity = buffer.shape[0]
+    if skip and R.shape[0]:
+        R = R[np.any(R != 0, axis=1)]
+    start, n = 0, R.shape[0]
     while start < n:
         take = min(n - start, capacity - n_rows)
-        if take <= 0:
-            raise ValueError(
-                f"a sketch of capacity {capacity} rows cannot hold the {n_rows} rows that "
-                f"sketch size {m} keeps after a compaction"
-            )
-        stop = start + take
-        target = buffer[n_rows : n_rows + take]
-        if sparse:
-            target[...] = X[start:stop].toarray()
-        else:
-            target[...] = X[start:stop]
+        buffer[n_rows : n_rows + take] = R[start : start + take]
         n_rows += take
-        start = stop
+        start += take
         if n_rows == capacity:
-            rows, _, delta = compact(buffer, m, variant, beta, method)
-            k = rows.shape[0]
-            buffer[:k] = rows
-            buffer[k:] = 0.0  # keep unused rows canonical (deterministic pickles)
-            n_rows = k
+            n_rows, delta = compact_buffer_svd(buffer, squares, m, variant, beta)
+            n_orth = n_rows
             deltas.append(delta)
-    return n_rows, deltas
+    return n_rows, n_orth
+
+
+def stacked_rows_pass(buffer, squares, n_rows, n_orth, rows, *, m, variant="fd", beta=0.2):
+    """Append rows that are already sketch rows (a merge, a randomized block), in place.
+
+    The rows are not centred again and do not count as samples. Returns
+    ``(n_rows, n_orth, deltas)``.
+    """
+    d = buffer.shape[1]
+    scratch_mean, scratch_m2 = np.zeros(d), np.zeros(d)
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    n_rows, n_orth, _, deltas = dense_pass(
+        buffer, squares, n_rows, n_orth, rows, scratch_mean, scratch_m2, 0,
+        m=m, variant=variant, beta=beta, center=False,
+    )  # fmt: skip
+    return n_rows, n_orth, deltas
+
+
+# --------------------------------------------------- implicit Welford rows of a block
+class CsrRows:
+    """Consecutive rows of a canonical CSR matrix as plain arrays (int64 indices).
+
+    The compiled sparse products of :mod:`skonline.utils._sketch_fast` work on
+    these; no ``scipy.sparse`` object is built per block.
+    """
+
+    def __init__(self, indptr, indices, data, n_cols, start=0, stop=None):
+        stop = indptr.shape[0] - 1 if stop is None else stop
+        p0, p1 = indptr[start], indptr[stop]
+        self.indptr = indptr[start : stop + 1] - p0
+        self.indices = indices[p0:p1]
+        self.data = data[p0:p1]
+        self.shape = (stop - start, n_cols)
+
+    @classmethod
+    def from_csr(cls, X):
+        return cls(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1])
+
+    def rows(self, start, stop):
+        return CsrRows(self.indptr, self.indices, self.data, self.shape[1], start, stop)
+
+    @property
+    def arrays(self):
+        return self.indptr, self.indices, self.data
+
+    @property
+    def nnz(self):
+        return int(self.indptr[-1])
+
+    def toarray(self):
+        out = np.zeros(self.shape)
+        rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+        out[rows, self.indices] = self.data
+        return out
+
+    def add_column_sums(self, total, squares):
+        """``total += Xᵀ1``, ``squares += (X∘X)ᵀ1`` in place."""
+        csr_column_sums(*self.arrays, total, squares)
+
+
+class WelfordBlock:
+    """The Welford rows of consecutive raw rows ``X`` (sparse), never formed densely.
+
+    For rows ``x_1 … x_b`` following ``t0`` rows of sum ``s0``, row ``i`` is
+    ``r_i = c_i (x_i − (s0 + Σ_{j<i} x_j) / (t0 + i − 1))`` with
+    ``c_i = sqrt((t0+i−1)/(t0+i))``: ``R = T X + u s0ᵀ`` with ``T`` lower
+    triangular (a diagonal scaling and a prefix sum) and ``u = −c / (t0+i−1)``.
+    Products with ``R`` and ``Rᵀ`` cost ``O(nnz(X))`` per column plus ``O(b + d)``.
+    Without centring ``R = X``.
+
+    Parameters
+    ----------
+    X : CsrRows
+        The raw rows.
+    t0 : int
+        Rows seen before them.
+    s0 : ndarray of shape (d,)
+        The sum of those rows.
+    center : bool
+    """
+
+    def __init__(self, X, t0, s0, center):
+        self.X = X
+        self.center = center
+        self.t0 = t0
+        self.s0 = np.asarray(s0, dtype=np.float64)
+        b = X.shape[0]
+        t = t0 + np.arange(1, b + 1, dtype=np.float64)
+        if center:
+            self.c = np.sqrt((t - 1.0) / t)
+            self.inv = np.where(t > 1.0, 1.0 / np.maximum(t - 1.0, 1.0), 0.0)
+
+    @property
+    def shape(self):
+        return self.X.shape
+
+    def _t(self, M):
+        """``T M`` along the rows of ``M`` (prefix sums, exclusive)."""
+        prefix = np.cumsum(M, axis=0)
+        prefix = np.concatenate([np.zeros_like(M[:1]), prefix[:-1]], axis=0)
+        return _col(self.c, M) * (M - _col(self.inv, M) * prefix)
+
+    def _t_transpose(self, M):
+        """``Tᵀ M``: the reverse, exclusive prefix sums."""
+        y = _col(self.inv * self.c, M) * M
+        suffix = np.cumsum(y[::-1], axis=0)[::-1]
+        suffix = np.concatenate([suffix[1:], np.zeros_like(M[:1])], axis=0)
+        return _col(self.c, M) * M - suffix
+
+    def u(self):
+        return -self.c * self.inv
+
+    def matmat(self, V):
+        """``R @ V`` for ``V`` of shape (d, p) or (d,)."""
+        V2 = np.ascontiguousarray(V, dtype=np.float64).reshape(self.shape[1], -1)
+        XV = csr_times_dense(*self.X.arrays, V2)
+        if self.center:
+            XV = self._t(XV) + np.multiply.outer(self.u(), self.s0 @ V2)
+        return XV if np.ndim(V) == 2 else XV[:, 0]
+
+    def rmatmat(self, W):
+        """``Rᵀ @ W`` for ``W`` of shape (b, p) or (b,)."""
+        W2 = np.asarray(W, dtype=np.float64).reshape(self.shape[0], -1)
+        M = W2 if not self.center else self._t_transpose(W2)
+        out = csr_transpose_times_dense(*self.X.arrays, np.ascontiguousarray(M), self.shape[1])
+        if self.center:
+            out += np.multiply.outer(self.s0, self.u() @ W2)
+        return out if np.ndim(W) == 2 else out[:, 0]
+
+    def times_transpose(self, D):
+        """``R Dᵀ`` for dense ``D`` (r x d), never copying ``Dᵀ``."""
+        XD = csr_times_transpose(*self.X.arrays, D)
+        if not self.center:
+            return XD
+        return self._t(XD) + np.outer(self.u(), D @ self.s0)
+
+    def transpose_weights(self, W):
+        """``(c, M)`` with ``Wᵀ R = Mᵀ X + c s0ᵀ`` (``M = TᵀW``, ``c = uᵀW``)."""
+        if not self.center:
+            return np.zeros(W.shape[1]), W
+        return self.u() @ W, self._t_transpose(W)
+
+    def add_transpose_times(self, out, M):
+        """``out += Mᵀ X`` in place (``O(nnz · k)``)."""
+        add_transpose_times_csr(out, np.ascontiguousarray(M), *self.X.arrays)
+
+    def gram(self):
+        """``R Rᵀ`` (b x b)."""
+        Y = csr_gram(*self.X.arrays)
+        if not self.center:
+            return Y
+        TY = self._t(self._t(Y).T)  # T Y Tᵀ (Y symmetric)
+        xs = csr_times_dense(*self.X.arrays, self.s0[:, None])[:, 0]
+        u = self.u()
+        Txs = self._t(xs)
+        return TY + np.outer(Txs, u) + np.outer(u, Txs) + float(self.s0 @ self.s0) * np.outer(u, u)
+
+    def dense(self):
+        """``R`` as a dense array (small blocks only)."""
+        Xd = self.X.toarray()
+        if not self.center:
+            return Xd
+        return self._t(Xd) + np.multiply.outer(self.u(), self.s0)
+
+
+def _col(v, M):
+    return v[:, None] if M.ndim == 2 else v
+
+
+def chan_update(mean, m2, count, col_sum, col_sq, b, center):
+    """Mean, per-feature sums of squares and count after ``b`` rows of column sums ``col_sum``
+    and column sums of squares ``col_sq`` (Chan et al.'s merge; new arrays)."""
+    total = count + b
+    if b == 0:
+        return mean.copy(), m2.copy(), count
+    if not center:
+        return mean.copy(), m2 + col_sq, total
+    block_mean = col_sum / b
+    block_m2 = np.maximum(col_sq - b * block_mean * block_mean, 0.0)
+    delta = block_mean - mean
+    return mean + delta * (b / total), m2 + block_m2 + delta * delta * (count * b / total), total
+
+
+def block_statistics(X, mean, m2, count, center):
+    """Mean, per-feature sums of squares and count after the rows of ``X`` (a :class:`CsrRows`).
+
+    Returns new arrays; equal, up to rounding, to the Welford recursion of
+    :func:`dense_pass`.
+    """
+    col_sum, col_sq = np.zeros(X.shape[1]), np.zeros(X.shape[1])
+    X.add_column_sums(col_sum, col_sq)
+    return chan_update(mean, m2, count, col_sum, col_sq, X.shape[0], center)
+
+
+def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, variant, beta, out=None):
+    """Compact the buffer rows together with the rows ``keep`` of a Welford block (in place).
+
+    The Gram matrix of ``[D; R_keep]`` (``D = buffer[:n_rows]``) is built from
+    its blocks: diagonal for the ``n_orth`` orthogonal rows, sparse products
+    with the block (:class:`WelfordBlock`, ``O(nnz)`` per sketch row). The new
+    rows ``diag(sqrt(kept/λ)) Uᵀ [D; R]`` are one dense product with ``D``
+    (the centring's rank-one part ``(uᵀW) s0ᵀ`` rides along as one more row)
+    plus a sparse one. They are written into ``buffer[:k]``, or into
+    ``out[:k]`` when given (``buffer`` is then left as it was, but for its
+    row ``n_rows``). Returns ``(k, delta)``.
+    """
+    d = buffer.shape[1]
+    D = buffer[:n_rows]
+    r, b = n_orth, keep.size
+    ng = n_rows + b
+    G = np.zeros((ng, ng))
+    G[np.arange(r), np.arange(r)] = squares[:r]
+    if n_rows > r:
+        A = D[r:]
+        G[r:n_rows, :r] = A @ D[:r].T
+        G[:r, r:n_rows] = G[r:n_rows, :r].T
+        G[r:n_rows, r:n_rows] = A @ A.T
+    G_rd = block.times_transpose(D)[keep]
+    G[n_rows:, :n_rows] = G_rd
+    G[:n_rows, n_rows:] = G_rd.T
+    G[n_rows:, n_rows:] = block.gram()[np.ix_(keep, keep)]
+    lam = None
+    if np.all(np.isfinite(G)):
+        try:
+            lam, U = sla.eigh(G, check_finite=False, driver="evd")
+        except np.linalg.LinAlgError:  # pragma: no cover - LAPACK failure
+            lam = None
+    target = buffer if out is None else out
+    if lam is None:  # the SVD route on the materialised rows
+        stacked = np.vstack([D, block.dense()[keep]])
+        rows, kept, delta = compact(stacked, m, variant, beta, method="svd")
+        k = rows.shape[0]
+        target[:k] = rows
+        squares[:k] = kept
+        return k, delta
+    n_values = min(ng, d)
+    lam = np.maximum(lam[::-1][:n_values], 0.0)
+    U = U[:, ::-1][:, :n_values]
+    kept, delta = shrunk_squares(lam, m, variant, beta)
+    k = kept.shape[0]
+    scale = np.zeros(k)
+    pos = lam[:k] > 0
+    scale[pos] = np.sqrt(kept[pos] / lam[:k][pos])
+    W = eigenvector_signs(U[:, :k]) * scale
+    W_block = np.zeros((block.shape[0], k))
+    W_block[keep] = W[n_rows:]
+    coef, M = block.transpose_weights(W_block)
+    # rows = W_Dᵀ D + coef s0ᵀ + Mᵀ X: the s0 row goes into the free row n_rows
+    buffer[n_rows] = block.s0
+    weights = np.vstack([W[:n_rows], coef[None, :]]).T
+    if out is None:
+        rows = weights @ buffer[: n_rows + 1]
+        block.add_transpose_times(rows, M)
+        buffer[:k] = rows
+    else:
+        np.matmul(weights, buffer[: n_rows + 1], out=out[:k])
+        block.add_transpose_times(out[:k], M)
+    buffer[n_rows] = 0.0
+    squares[:k] = kept
+    return k, delta
+
+
+def _kept_rows(X, count, center, skip):
+    """Rows of a CSR batch that a pass appends (``skip_zero_rows`` drops the zero rows)."""
+    n = X.shape[0]
+    if not skip:
+        return np.ones(n, dtype=bool)
+    if center:  # only the very first row of a stream has a zero Welford row for sure
+        keep = np.ones(n, dtype=bool)
+        if count == 0 and n:
+            keep[0] = False
+        return keep
+    return np.diff(X.indptr) > 0
+
+
+def sparse_pass(
+    buffer,
+    squares,
+    n_rows,
+    n_orth,
+    X,
+    mean,
+    m2,
+    count,
+    *,
+    m,
+    variant="fd",
+    beta=0.2,
+    center=True,
+    skip_zero_rows=False,
+):
+    """Stream the rows of a CSR batch into a sketch buffer, keeping them sparse.
+
+    The same compaction schedule as :func:`dense_pass` (a compaction when the
+    buffer would be full), so CSR and dense input give the same sketch up to
+    rounding; but the rows of a compaction are never densified: the Gram
+    matrix and the new rows come from products with the sparse block
+    (:func:`compact_with_block`), ``O(nnz · sketch_size)`` for the new rows'
+    part. Centring is implicit (:class:`WelfordBlock`). The rows left over at
+    the end of the call (fewer than a compaction needs) are written into the
+    buffer densely, as :func:`dense_pass` writes them.
+
+    Returns ``(n_rows, n_orth, mean, m2, count, deltas)`` (new ``mean`` and
+    ``m2`` arrays; ``buffer`` and ``squares`` updated in place).
+    """
+    capacity, d = buffer.shape
+    keep_all = _kept_rows(X, count, center, skip_zero_rows)
+    kept_before = np.concatenate([[0], np.cumsum(keep_all)])
+    rows = CsrRows.from_csr(X)
+    s_prev = count * mean  # the running sum before this call
+    call_sum, call_sq = np.zeros(d), np.zeros(d)
+    current, spare = buffer, np.empty_like(buffer)
+    deltas = []
+    start, n = 0, X.shape[0]
+    with single_blas_thread():
+        while start < n:
+            need = capacity - n_rows
+            # the block ends at the row that fills the buffer
+            stop = int(np.searchsorted(kept_before, kept_before[start] + need, side="left"))
+            if stop > n:
+                break
+            Xb = rows.rows(start, stop)
+            block = WelfordBlock(Xb, count + start, s_prev + call_sum, center)
+            keep = np.flatnonzero(keep_all[start:stop])
+            k, delta = compact_with_block(
+                current, squares, n_rows, n_orth, block, keep,
+                m=m, variant=variant, beta=beta, out=spare,
+            )  # fmt: skip
+            current, spare = spare, current
+            deltas.append(delta)
+            n_rows = n_orth = k
+            Xb.add_column_sums(call_sum, call_sq)
+            start = stop
+        if current is not buffer:
+            buffer[:n_rows] = current[:n_rows]
+        mean, m2, count = chan_update(mean, m2, count, call_sum, call_sq, start, center)
+        if start < n:  # the rest fits in the buffer: written densely, as dense_pass would
+            rest = rows.rows(start, n).toarray()
+            n_rows, n_orth, count, more = dense_pass(
+                buffer, squares, n_rows, n_orth, rest, mean, m2, count,
+                m=m, variant=variant, beta=beta, center=center, skip_zero_rows=skip_zero_rows,
+            )  # fmt: skip
+            deltas += more
+    return n_rows, n_orth, mean, m2, count, deltas
+
+
+# ------------------------------------------------- randomized sparse blocks
+#: A randomized block holds about this many non-zeros per sketch-buffer entry
+#: (``RANDOMIZED_BLOCK_NNZ · capacity · d``): Ghashami, Liberty & Phillips
+#: (2016) compress a block once its non-zeros reach the size of the sketch.
+RANDOMIZED_BLOCK_NNZ = 1.0
+#: Extra columns of the randomized range finder and its power iterations.
+RANGE_OVERSAMPLE = 10
+RANGE_POWER_ITERATIONS = 1
+#: Lanczos steps of the residual check, and its relative margin ``ε``: the
+#: largest Ritz value divided by ``1 − ε`` is an upper bound on the residual's
+#: squared norm unless the Krylov estimate from a random start is more than
+#: ``ε`` short, which has probability at most ``1.648 · sqrt(d) · exp(−(2q − 1)
+#: sqrt(ε))`` (Kuczyński & Woźniakowski 1992): with ``q = 30`` and ``ε = 0.1``,
+#: below ``2e-6`` for ``d ≤ 20000`` and ``1.3e-5`` for ``d = 10⁶``.
+RESIDUAL_LANCZOS_STEPS = 30
+RESIDUAL_MARGIN = 0.1
+
+
+def largest_eigenvalue_bound(apply, d, rng, steps=RESIDUAL_LANCZOS_STEPS):
+    """Lanczos (full reorthogonalisation) on a PSD operator from a Gaussian start.
+
+    Returns the largest Ritz value divided by ``1 − RESIDUAL_MARGIN``: an upper
+    bound on the largest eigenvalue with high probability (see
+    :data:`RESIDUAL_MARGIN`), never below the largest Ritz value.
+    """
+    v = rng.standard_normal(d)
+    v /= np.linalg.norm(v)
+    basis = [v]
+    alphas, betas = [], []
+    for _ in range(min(steps, d)):
+        w = apply(basis[-1])
+        alphas.append(float(basis[-1] @ w))
+        for q in basis:  # full reorthogonalisation: the basis is short
+            w -= (q @ w) * q
+        beta = float(np.linalg.norm(w))
+        if beta <= 1e-14 * max(abs(alphas[-1]), 1e-300):
+            break
+        betas.append(beta)
+        basis.append(w / beta)
+    k = len(alphas)
+    T = np.diag(alphas) + np.diag(betas[: k - 1], 1) + np.diag(betas[: k - 1], -1)
+    top = float(np.linalg.eigvalsh(T)[-1]) if k else 0.0
+    return max(top, 0.0) / (1.0 - RESIDUAL_MARGIN)
+
+
+def randomized_block_rows(block, fro2, m, rng):
+    """Compress a Welford block by a randomized range finder; certify the residual.
+
+    Returns ``(P, residual)`` with ``P = Zᵀ R`` (``p`` rows, ``Z`` an
+    orthonormal basis found from ``R Ω``) and ``residual`` an upper bound
+    (with high probability) on ``‖R − Z Zᵀ R‖₂²``; or ``None`` when the
+    residual's stable rank is below ``m``, i.e. ``‖R − ZZᵀR‖_F² < m ·
+    residual`` (then the block must be compacted exactly). ``fro2`` is
+    ``‖R‖_F²``.
+
+    Why the stable rank: Frequent Directions' bound follows from every step
+    removing at least ``m`` times its spectral error in squared Frobenius
+    norm. Replacing ``R`` by ``P`` is such a step (its error ``Rᵀ(I − ZZᵀ)R``
+    is positive semi-definite, of trace ``‖R‖_F² − ‖P‖_F²``), so the sketch
+    keeps FD's bound whenever this holds.
+    """
+    b, d = block.shape
+    p = min(m + RANGE_OVERSAMPLE, b, d)
+    for attempt in range(3):
+        Z, _ = np.linalg.qr(block.matmat(rng.standard_normal((d, p))))
+        for _ in range(RANGE_POWER_ITERATIONS + attempt):
+            Z, _ = np.linalg.qr(block.rmatmat(Z))
+            Z, _ = np.linalg.qr(block.matmat(Z))
+        P = block.rmatmat(Z).T
+        tail = fro2 - float(np.sum(P * P))
+
+        def residual_gram(v, Z=Z):
+            w = block.matmat(v)
+            w -= Z @ (Z.T @ w)
+            return block.rmatmat(w)
+
+        residual = largest_eigenvalue_bound(residual_gram, d, rng)
+        rounding = max(b, d) * np.finfo(np.float64).eps * fro2
+        if residual <= rounding or m * residual <= tail:
+            return P, residual
+        p = min(2 * p, b, d)
+    return None
+
+
+def randomized_sparse_pass(
+    buffer,
+    squares,
+    n_rows,
+    n_orth,
+    X,
+    mean,
+    m2,
+    count,
+    *,
+    m,
+    rng,
+    variant="fd",
+    beta=0.2,
+    center=True,
+):
+    """Stream a CSR batch by randomized blocks (sparse Frequent Directions).
+
+    Ghashami, Liberty & Phillips (2016): consecutive rows are gathered into
+    blocks of about ``capacity · d`` non-zeros; each block ``R`` is replaced
+    by ``p = sketch_size + 10`` rows ``Zᵀ R`` from a randomized range finder
+    (two power iterations, ``O(nnz · p)``), which are then streamed into the
+    dense sketch. A block's residual ``‖R − ZZᵀR‖₂²`` is estimated by the power
+    method and added to the shrinkage; a block is accepted only if its
+    residual's stable rank is at least ``m`` (else it is compacted exactly,
+    :func:`compact_with_block` in buffer-sized pieces). Then every step removes
+    ``m`` times its error, and FD's bound ``‖AᵀA − BᵀB‖₂ ≤ Δ ≤ ‖A − A_k‖_F²/(m − k)``
+    holds whenever the residual estimates are upper bounds (with high
+    probability). The time follows ``nnz``, not ``n · d``. The last block of a
+    call is compressed at its end, so the sketch depends on how the stream is
+    split (as it depends on the random draws).
+
+    Returns ``(n_rows, n_orth, mean, m2, count, deltas)``.
+    """
+    capacity, d = buffer.shape
+    budget = RANDOMIZED_BLOCK_NNZ * capacity * d
+    indptr = X.indptr
+    rows = CsrRows.from_csr(X)
+    deltas = []
+    start, n = 0, X.shape[0]
+    with single_blas_thread():
+        while start < n:
+            stop = int(np.searchsorted(indptr, indptr[start] + budget, side="left"))
+            stop = min(max(stop, start + 1), n)
+            Xb = rows.rows(start, stop)
+            block = WelfordBlock(Xb, count, count * mean, center)
+            new_mean, new_m2, new_count = block_statistics(Xb, mean, m2, count, center)
+            fro2 = float(np.sum(new_m2) - np.sum(m2))
+            b = stop - start
+            if b <= capacity - n_rows:
+                compressed = None  # fits in the buffer as it is: no need to compress
+            else:
+                compressed = randomized_block_rows(block, max(fro2, 0.0), m, rng)
+            if compressed is None:
+                keep = np.arange(b)
+                n_rows, n_orth, more = _exact_block(
+                    buffer, squares, n_rows, n_orth, block, keep, m, variant, beta
+                )
+                deltas += more
+            else:
+                P, residual = compressed
+                n_rows, n_orth, more = stacked_rows_pass(
+                    buffer, squares, n_rows, n_orth, P, m=m, variant=variant, beta=beta
+                )
+                deltas += more
+                deltas.append(residual)
+            mean, m2, count = new_mean, new_m2, new_count
+            start = stop
+    return n_rows, n_orth, mean, m2, count, deltas
+
+
+def _exact_block(buffer, squares, n_rows, n_orth, block, keep, m, variant, beta):
+    """A Welford block through exact compactions, at most a buffer's worth of rows at a time."""
+    capacity = buffer.shape[0]
+    deltas: list[float] = []
+    if keep.size <= capacity - n_rows:  # fits: dense rows appended
+        rows = block.dense()[keep]
+        k = rows.shape[0]
+        buffer[n_rows : n_rows + k] = rows
+        return n_rows + k, n_orth, deltas
+    # pieces of consecutive rows, each filling the buffer (the last one appended)
+    Xb = block.X
+    n = Xb.shape[0]
+    partial = np.zeros(block.shape[1])
+    start = 0
+    while start < n:
+        need = capacity - n_rows
+        stop = min(start + need, n)
+        piece_rows = Xb.rows(start, stop)
+        piece = WelfordBlock(piece_rows, block.t0 + start, block.s0 + partial, block.center)
+        if stop - start < need:
+            dense = piece.dense()
+            buffer[n_rows : n_rows + dense.shape[0]] = dense
+            n_rows += dense.shape[0]
+        else:
+            k, delta = compact_with_block(
+                buffer, squares, n_rows, n_orth, piece, np.arange(stop - start),
+                m=m, variant=variant, beta=beta,
+            )  # fmt: skip
+            deltas.append(delta)
+            n_rows = n_orth = k
+        piece_rows.add_column_sums(partial, np.zeros(block.shape[1]))
+        start = stop
+    return n_rows, n_orth, deltas
 
 
 def gram_eigenbasis(G, n_features, alpha, rtol=1e-12):

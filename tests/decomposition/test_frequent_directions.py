@@ -50,6 +50,11 @@ def tail_bound(A, m):
     return min(s2[k:].sum() / (m - k) for k in range(m))
 
 
+def estimate(est):
+    """The sketched scatter ``BᵀB + αI`` as a dense matrix (through the operator)."""
+    return est.covariance_operator() @ np.eye(est.n_features_in_)
+
+
 def spectral(M):
     e = np.linalg.eigvalsh(M)
     return max(abs(e[0]), abs(e[-1]))
@@ -62,7 +67,9 @@ def spectral(M):
 def test_fast_kernel_matches_textbook(buffer, compaction, m, low_rank_plus_noise):
     A = low_rank_plus_noise(n=157, d=23)
     B_ref, alpha_ref, n_svd = textbook_fd(A, m, doubling=buffer == "double", robust=True)
-    rfd = RobustFrequentDirections(sketch_size=m, buffer=buffer, compaction=compaction).fit(A)
+    rfd = RobustFrequentDirections(
+        center=False, sketch_size=m, buffer=buffer, compaction=compaction
+    ).fit(A)
     B = rfd.sketch_
     scale = np.sum(A * A)
     np.testing.assert_allclose(B.T @ B, B_ref.T @ B_ref, rtol=0, atol=1e-10 * scale)
@@ -75,23 +82,23 @@ def test_rank_deficient_and_wide_buffers_match_textbook():
     rng = np.random.default_rng(3)
     # rank 2 < m: sigma_m = 0 at every compaction, alpha stays at alpha0 = 0
     A = rng.standard_normal((80, 2)) @ rng.standard_normal((2, 12))
-    rfd = RobustFrequentDirections(sketch_size=4).fit(A)
+    rfd = RobustFrequentDirections(center=False, sketch_size=4).fit(A)
     B_ref, alpha_ref, _ = textbook_fd(A, 4, robust=True)
     np.testing.assert_allclose(rfd.sketch_.T @ rfd.sketch_, B_ref.T @ B_ref, atol=1e-9)
     assert rfd.alpha_ < 1e-10 * np.sum(A * A) and alpha_ref < 1e-10 * np.sum(A * A)
     # d < 2m: more buffer rows than columns; the sketch is then (nearly) exact
     A = rng.standard_normal((50, 3))
-    rfd = RobustFrequentDirections(sketch_size=5).fit(A)
-    np.testing.assert_allclose(rfd.get_covariance(), A.T @ A, atol=1e-9)
+    rfd = RobustFrequentDirections(center=False, sketch_size=5).fit(A)
+    np.testing.assert_allclose(estimate(rfd), A.T @ A, atol=1e-9)
 
 
 def test_doubling_schedule_counts():
     # Algorithm 4 (Appendix A) compacts at t = 2m + j(m + 1): T = 3000, m = 5 gives
     # floor((T - 2m)/(m + 1)) + 1 = 499 compactions.
     A = np.random.default_rng(0).standard_normal((3000, 8))
-    fd = FrequentDirections(sketch_size=5).fit(A)
+    fd = FrequentDirections(center=False, sketch_size=5).fit(A)
     assert fd.n_compactions_ == 499
-    single = FrequentDirections(sketch_size=5, buffer="single").fit(A[:100])
+    single = FrequentDirections(center=False, sketch_size=5, buffer="single").fit(A[:100])
     assert single.n_compactions_ == 100 - 5 + 1  # one SVD per row from t = m on
 
 
@@ -129,7 +136,7 @@ def test_compact_does_not_write_into_its_input():
 @pytest.mark.parametrize("m", [4, 8, 16])
 def test_fd_bound_and_psd(m, low_rank_plus_noise):
     A = low_rank_plus_noise()
-    fd = FrequentDirections(sketch_size=m).fit(A)
+    fd = FrequentDirections(center=False, sketch_size=m).fit(A)
     B = fd.sketch_
     D = A.T @ A - B.T @ B
     eig = np.linalg.eigvalsh(D)
@@ -145,12 +152,12 @@ def test_fd_bound_and_psd(m, low_rank_plus_noise):
 @pytest.mark.parametrize("m", [4, 8, 16])
 def test_rfd_bound_is_half_of_fd(m, low_rank_plus_noise):
     A = low_rank_plus_noise()
-    fd = FrequentDirections(sketch_size=m).fit(A)
-    rfd = RobustFrequentDirections(sketch_size=m).fit(A)
+    fd = FrequentDirections(center=False, sketch_size=m).fit(A)
+    rfd = RobustFrequentDirections(center=False, sketch_size=m).fit(A)
     np.testing.assert_array_equal(rfd.sketch_, fd.sketch_)  # the same B
     assert rfd.alpha_ == rfd.shrinkage_ / 2  # exact: halving is exact in binary
-    err_fd = spectral(A.T @ A - fd.get_covariance())
-    err_rfd = spectral(A.T @ A - rfd.get_covariance())
+    err_fd = spectral(A.T @ A - estimate(fd))
+    err_rfd = spectral(A.T @ A - estimate(rfd))
     assert err_rfd <= rfd.alpha_ * (1 + 1e-9)  # Theorem 3 / Corollary 2
     assert err_rfd <= tail_bound(A, m) / 2 * (1 + 1e-9)
     # Paper Fig. 1: the error is about half of FD's on low-rank + noise data
@@ -161,16 +168,16 @@ def test_rfd_with_alpha0_targets_shifted_matrix_and_conditioning(low_rank_plus_n
     A = low_rank_plus_noise(seed=4)
     alpha0 = 5.0
     m = 6
-    rfd = RobustFrequentDirections(sketch_size=m, alpha0=alpha0).fit(A)
-    fd = FrequentDirections(sketch_size=m).fit(A)
+    rfd = RobustFrequentDirections(center=False, sketch_size=m, alpha0=alpha0).fit(A)
+    fd = FrequentDirections(center=False, sketch_size=m).fit(A)
     np.testing.assert_allclose(rfd.alpha_, alpha0 + rfd.shrinkage_ / 2, rtol=1e-12)
     M = A.T @ A + alpha0 * np.eye(A.shape[1])
-    assert spectral(M - rfd.get_covariance()) <= rfd.shrinkage_ / 2 * (1 + 1e-9)
+    assert spectral(M - estimate(rfd)) <= rfd.shrinkage_ / 2 * (1 + 1e-9)
     # Theorem 4: κ(M_RFD) ≤ κ(M_FD) and ≤ κ(M)
     kappa = np.linalg.cond
-    M_fd = fd.get_covariance() + alpha0 * np.eye(A.shape[1])
-    assert kappa(rfd.get_covariance()) <= kappa(M_fd) * (1 + 1e-9)
-    assert kappa(rfd.get_covariance()) <= kappa(M) * (1 + 1e-9)
+    M_fd = estimate(fd) + alpha0 * np.eye(A.shape[1])
+    assert kappa(estimate(rfd)) <= kappa(M_fd) * (1 + 1e-9)
+    assert kappa(estimate(rfd)) <= kappa(M) * (1 + 1e-9)
 
 
 def test_greedy_failure_fixture_appendix_f():
@@ -182,65 +189,69 @@ def test_greedy_failure_fixture_appendix_f():
     a[m] = lam - eps  # ‖a‖ = λ − ε and Ã₁ a = 0
     A = np.vstack([A1, np.tile(a, (s, 1))])
     cov = A.T @ A
-    isvd = FrequentDirections(sketch_size=m, variant="isvd", buffer="single").fit(A)
-    fd = FrequentDirections(sketch_size=m, buffer="single").fit(A)
-    rfd = RobustFrequentDirections(sketch_size=m, buffer="single").fit(A)
-    err_isvd = spectral(cov - isvd.get_covariance())
+    isvd = FrequentDirections(center=False, sketch_size=m, variant="isvd", buffer="single").fit(A)
+    fd = FrequentDirections(center=False, sketch_size=m, buffer="single").fit(A)
+    rfd = RobustFrequentDirections(center=False, sketch_size=m, buffer="single").fit(A)
+    err_isvd = spectral(cov - estimate(isvd))
     np.testing.assert_allclose(err_isvd, s * (lam - eps) ** 2, rtol=1e-9)  # all of A₂ lost
     bound = tail_bound(A, m)
-    assert spectral(cov - fd.get_covariance()) <= bound * (1 + 1e-9)
-    assert spectral(cov - rfd.get_covariance()) <= bound / 2 * (1 + 1e-9)
+    assert spectral(cov - estimate(fd)) <= bound * (1 + 1e-9)
+    assert spectral(cov - estimate(rfd)) <= bound / 2 * (1 + 1e-9)
     assert err_isvd > 10 * bound
 
 
 def test_pfd_limits_and_cfd(low_rank_plus_noise):
     A = low_rank_plus_noise(seed=5)
     m = 6
-    fd = FrequentDirections(sketch_size=m).fit(A)
-    pfd_full = FrequentDirections(sketch_size=m, variant="pfd", beta=1.0).fit(A)
+    fd = FrequentDirections(center=False, sketch_size=m).fit(A)
+    pfd_full = FrequentDirections(center=False, sketch_size=m, variant="pfd", beta=1.0).fit(A)
     np.testing.assert_allclose(pfd_full.sketch_, fd.sketch_, atol=1e-12)  # β = 1 is FD
-    pfd_one = FrequentDirections(sketch_size=m, variant="pfd", beta=0.1).fit(A)
-    isvd = FrequentDirections(sketch_size=m, variant="isvd").fit(A)
+    pfd_one = FrequentDirections(center=False, sketch_size=m, variant="pfd", beta=0.1).fit(A)
+    isvd = FrequentDirections(center=False, sketch_size=m, variant="isvd").fit(A)
     np.testing.assert_allclose(pfd_one.sketch_, isvd.sketch_, atol=1e-12)  # q = 1 is iSVD
     kept, delta = shrunk_squares(np.array([9.0, 7.0, 5.0, 3.0, 2.0, 1.0]), 5, "pfd", 0.4)
     # q = floor(0.4 * 5) = 2 affected values (i = 4, 5): the 4th is shrunk, the 5th dropped
     np.testing.assert_allclose(kept, [9.0, 7.0, 5.0, 3.0 - 2.0])
     assert delta == 2.0
-    cfd = FrequentDirections(sketch_size=m, variant="cfd").fit(A)
+    cfd = FrequentDirections(center=False, sketch_size=m, variant="cfd").fit(A)
     np.testing.assert_array_equal(cfd.sketch_, fd.sketch_)
     B = fd.sketch_
     Vt = np.linalg.svd(B, full_matrices=False)[2]
     expected = B.T @ B + fd.shrinkage_ * Vt.T @ Vt
-    np.testing.assert_allclose(cfd.get_covariance(), expected, atol=1e-9 * np.sum(A * A))
+    np.testing.assert_allclose(estimate(cfd), expected, atol=1e-9 * np.sum(A * A))
     cov = A.T @ A
-    err = {v: spectral(cov - e.get_covariance()) for v, e in [("fd", fd), ("cfd", cfd)]}
-    err_rfd = spectral(cov - RobustFrequentDirections(sketch_size=m).fit(A).get_covariance())
+    err = {v: spectral(cov - estimate(e)) for v, e in [("fd", fd), ("cfd", cfd)]}
+    err_rfd = spectral(cov - estimate(RobustFrequentDirections(center=False, sketch_size=m).fit(A)))
     assert err["cfd"] <= cfd.shrinkage_ * (1 + 1e-9)  # same bound as FD
     assert err_rfd <= err["cfd"] and err_rfd <= err["fd"]  # paper Fig. 1
 
 
 # ------------------------------------------------------------ streaming
-def test_any_split_is_bit_identical_including_csr(low_rank_plus_noise):
+def test_any_split_is_bit_identical_and_csr_agrees(low_rank_plus_noise):
     A = low_rank_plus_noise(n=300)
-    ref = RobustFrequentDirections(sketch_size=7).fit(A)
+    ref = RobustFrequentDirections(center=False, sketch_size=7).fit(A)
     rng = np.random.default_rng(0)
     cuts = np.sort(rng.choice(np.arange(1, 300), size=25, replace=False))
-    est = RobustFrequentDirections(sketch_size=7)
+    est = RobustFrequentDirections(center=False, sketch_size=7)
     for part in np.split(A, cuts):
         est.partial_fit(part)
     np.testing.assert_array_equal(est.sketch_, ref.sketch_)
     assert est.alpha_ == ref.alpha_ and est.n_compactions_ == ref.n_compactions_
-    csr, A_csr = RobustFrequentDirections(sketch_size=7), sp.csr_matrix(A)
+    csr, A_csr = RobustFrequentDirections(center=False, sketch_size=7), sp.csr_matrix(A)
     for start, stop in zip(np.r_[0, cuts], np.r_[cuts, 300], strict=True):
         csr.partial_fit(A_csr[start:stop])
-    np.testing.assert_array_equal(csr.sketch_, ref.sketch_)
+    # CSR rows are compacted at the same rows through sparse products: the
+    # same sketch up to rounding (eps · ‖A‖² per Gram entry, n_compactions steps)
+    assert csr.n_compactions_ == ref.n_compactions_
+    tol = csr.n_compactions_ * A.shape[1] * np.finfo(float).eps * np.sum(A * A)
+    np.testing.assert_allclose(estimate(csr), estimate(ref), rtol=0, atol=tol)
 
 
 def test_csr_input_is_never_densified_as_a_whole():
     # 5000 x 20000 would be 800 MB dense; the sketch needs 2 * 8 rows of 20000.
     X = sp.random(5000, 20000, density=1e-4, format="csr", random_state=0)
     tracemalloc.start()
-    fd = FrequentDirections(sketch_size=8).fit(X)
+    fd = FrequentDirections(center=False, sketch_size=8).fit(X)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak < 30e6, f"peak {peak / 1e6:.0f} MB"
@@ -250,21 +261,24 @@ def test_csr_input_is_never_densified_as_a_whole():
 def test_skip_zero_rows_keeps_covariance_with_fewer_compactions(low_rank_plus_noise):
     A = low_rank_plus_noise(n=200)
     Z = np.insert(A, np.arange(0, 200, 2), 0.0, axis=0)  # interleave 100 zero rows
-    plain = FrequentDirections(sketch_size=5).fit(Z)
-    skip = FrequentDirections(sketch_size=5, skip_zero_rows=True).fit(Z)
-    direct = FrequentDirections(sketch_size=5).fit(A)
+    plain = FrequentDirections(center=False, sketch_size=5).fit(Z)
+    skip = FrequentDirections(center=False, sketch_size=5, skip_zero_rows=True).fit(Z)
+    direct = FrequentDirections(center=False, sketch_size=5).fit(A)
     np.testing.assert_array_equal(skip.sketch_, direct.sketch_)
     assert skip.n_compactions_ < plain.n_compactions_
     assert skip.n_samples_seen_ == 300
-    skip_csr = FrequentDirections(sketch_size=5, skip_zero_rows=True).fit(sp.csr_matrix(Z))
-    np.testing.assert_array_equal(skip_csr.sketch_, direct.sketch_)
+    skip_csr = FrequentDirections(center=False, sketch_size=5, skip_zero_rows=True).fit(
+        sp.csr_matrix(Z)
+    )
+    assert skip_csr.n_compactions_ == direct.n_compactions_
+    np.testing.assert_allclose(skip_csr.sketch_, direct.sketch_, rtol=0, atol=1e-12 * np.sum(A * A))
 
 
 def test_merge_of_disjoint_streams_keeps_the_bound(low_rank_plus_noise):
     A = low_rank_plus_noise(n=500, seed=9)
     m = 6
-    left = RobustFrequentDirections(sketch_size=m).fit(A[:230])
-    right = RobustFrequentDirections(sketch_size=m).fit(A[230:])
+    left = RobustFrequentDirections(center=False, sketch_size=m).fit(A[:230])
+    right = RobustFrequentDirections(center=False, sketch_size=m).fit(A[230:])
     right_before = pickle.dumps(right)
     merged = pickle.loads(pickle.dumps(left)).merge(right)
     assert pickle.dumps(right) == right_before  # merge does not touch its argument
@@ -276,20 +290,20 @@ def test_merge_of_disjoint_streams_keeps_the_bound(low_rank_plus_noise):
     assert eig[0] >= -1e-9 * np.sum(A * A)
     assert eig[-1] <= merged.shrinkage_ * (1 + 1e-9)
     assert merged.shrinkage_ <= tail_bound(A, m) * (1 + 1e-9)
-    assert spectral(A.T @ A - merged.get_covariance()) <= merged.shrinkage_ / 2 * (1 + 1e-9)
+    assert spectral(A.T @ A - estimate(merged)) <= merged.shrinkage_ / 2 * (1 + 1e-9)
 
 
 def test_merge_rejects_incompatible_sketches(low_rank_plus_noise):
     A = low_rank_plus_noise(n=50)
-    fd = FrequentDirections(sketch_size=5).fit(A)
+    fd = FrequentDirections(center=False, sketch_size=5).fit(A)
     with pytest.raises(ValueError, match="sketch_size"):
-        fd.merge(FrequentDirections(sketch_size=6).fit(A))
+        fd.merge(FrequentDirections(center=False, sketch_size=6).fit(A))
     with pytest.raises(ValueError, match="features"):
-        fd.merge(FrequentDirections(sketch_size=5).fit(A[:, :10]))
+        fd.merge(FrequentDirections(center=False, sketch_size=5).fit(A[:, :10]))
     with pytest.raises(TypeError):
-        fd.merge(RobustFrequentDirections(sketch_size=5).fit(A))
+        fd.merge(RobustFrequentDirections(center=False, sketch_size=5).fit(A))
     with pytest.raises(ValueError, match="variant"):
-        fd.merge(FrequentDirections(sketch_size=5, variant="cfd").fit(A))
+        fd.merge(FrequentDirections(center=False, sketch_size=5, variant="cfd").fit(A))
 
 
 # ------------------------------------------------------ solves and score
@@ -297,41 +311,43 @@ def test_solve_matches_dense_linear_algebra(low_rank_plus_noise):
     A = low_rank_plus_noise(n=300, d=30)
     rng = np.random.default_rng(1)
     V = rng.standard_normal((30, 3))
-    rfd = RobustFrequentDirections(sketch_size=6).fit(A)
+    rfd = RobustFrequentDirections(center=False, sketch_size=6).fit(A)
     assert rfd.alpha_ > 0
-    np.testing.assert_allclose(rfd.solve(V), np.linalg.solve(rfd.get_covariance(), V), rtol=1e-8)
-    np.testing.assert_allclose(rfd.get_precision() @ rfd.get_covariance(), np.eye(30), atol=1e-8)
-    fd = FrequentDirections(sketch_size=6).fit(A)  # singular: pseudo-inverse
+    np.testing.assert_allclose(rfd.solve(V), np.linalg.solve(estimate(rfd), V), rtol=1e-8)
+    np.testing.assert_allclose(rfd.solve(np.eye(30)) @ estimate(rfd), np.eye(30), atol=1e-8)
+    fd = FrequentDirections(center=False, sketch_size=6).fit(A)  # singular: pseudo-inverse
     np.testing.assert_allclose(
-        fd.solve(V[:, 0]), np.linalg.pinv(fd.get_covariance()) @ V[:, 0], rtol=1e-6, atol=1e-12
+        fd.solve(V[:, 0]), np.linalg.pinv(estimate(fd)) @ V[:, 0], rtol=1e-6, atol=1e-12
     )
-    low = RobustFrequentDirections(sketch_size=6).fit(A[:8])  # no compaction: alpha = 0
+    low = RobustFrequentDirections(center=False, sketch_size=6).fit(
+        A[:8]
+    )  # no compaction: alpha = 0
     assert low.alpha_ == 0.0
     np.testing.assert_allclose(
-        low.solve(V), np.linalg.pinv(low.get_covariance()) @ V, rtol=1e-6, atol=1e-12
+        low.solve(V), np.linalg.pinv(estimate(low)) @ V, rtol=1e-6, atol=1e-12
     )
     with pytest.raises(ValueError, match="n_features"):
         rfd.solve(np.ones(29))
     op = rfd.covariance_operator()
-    np.testing.assert_allclose(op @ V[:, 0], rfd.get_covariance() @ V[:, 0])
+    np.testing.assert_allclose(op @ V[:, 0], estimate(rfd) @ V[:, 0])
 
 
 def test_score_is_negative_relative_covariance_error(monkeypatch, low_rank_plus_noise):
     A = low_rank_plus_noise(n=400, d=30)
-    rfd = RobustFrequentDirections(sketch_size=6).fit(A)
+    rfd = RobustFrequentDirections(center=False, sketch_size=6).fit(A)
     expected = covariance_error(A, rfd.sketch_, rfd.alpha_)
     np.testing.assert_allclose(rfd.score(A), -expected, rtol=1e-12)
     np.testing.assert_allclose(rfd.score(sp.csr_matrix(A)), -expected, rtol=1e-12)
     monkeypatch.setattr(_sketch_metrics, "DENSE_MAX_FEATURES", 5)  # force the Lanczos path
     np.testing.assert_allclose(rfd.score(A), -expected, rtol=1e-6)
-    fd = FrequentDirections(sketch_size=6).fit(A)
+    fd = FrequentDirections(center=False, sketch_size=6).fit(A)
     assert rfd.score(A) > fd.score(A)
 
 
 # ------------------------------------------------- estimator behaviour
 def test_components_transform_and_inverse(low_rank_plus_noise):
     A = low_rank_plus_noise(n=300, d=20, rank=3, noise=0.01)
-    fd = FrequentDirections(sketch_size=8, n_components=3).fit(A)
+    fd = FrequentDirections(center=False, sketch_size=8, n_components=3).fit(A)
     C = fd.components_
     np.testing.assert_allclose(C @ C.T, np.eye(3), atol=1e-10)
     Z = fd.transform(A)
@@ -344,12 +360,12 @@ def test_components_transform_and_inverse(low_rank_plus_noise):
     with pytest.raises(ValueError, match="n_components_=3"):
         fd.inverse_transform(np.ones((2, 4)))
     # RFD's transform is FD's: the same B
-    rfd = RobustFrequentDirections(sketch_size=8, n_components=3).fit(A)
+    rfd = RobustFrequentDirections(center=False, sketch_size=8, n_components=3).fit(A)
     np.testing.assert_array_equal(rfd.transform(A), Z)
 
 
 def test_components_before_enough_rows_are_zero_padded():
-    fd = FrequentDirections(sketch_size=10, n_components=4).fit(np.eye(6)[:2] * 3)
+    fd = FrequentDirections(center=False, sketch_size=10, n_components=4).fit(np.eye(6)[:2] * 3)
     C = fd.components_
     assert C.shape == (4, 6)
     np.testing.assert_array_equal(C[2:], 0.0)
@@ -358,11 +374,11 @@ def test_components_before_enough_rows_are_zero_padded():
 
 def test_parameter_consistency_errors_keep_state(low_rank_plus_noise):
     A = low_rank_plus_noise(n=60, d=10)
-    with pytest.raises(ValueError, match="at most sketch_size - 1"):
-        FrequentDirections(sketch_size=4, n_components=4).fit(A)
-    with pytest.raises(ValueError, match="at most n_features"):
-        FrequentDirections(sketch_size=20, n_components=12).fit(A)
-    fd = FrequentDirections(sketch_size=4).fit(A)
+    with pytest.raises(ValueError, match=r"at most min\(sketch_size - 1"):
+        FrequentDirections(center=False, sketch_size=4, n_components=4).fit(A)
+    with pytest.raises(ValueError, match=r"n_features\) = 10"):
+        FrequentDirections(center=False, sketch_size=20, n_components=12).fit(A)
+    fd = FrequentDirections(center=False, sketch_size=4).fit(A)
     before = pickle.dumps(fd)
     fd.set_params(sketch_size=5)
     with pytest.raises(ValueError, match="call fit"):
@@ -378,7 +394,7 @@ def test_parameter_consistency_errors_keep_state(low_rank_plus_noise):
 
 def test_error_messages_name_the_problem(low_rank_plus_noise):
     A = low_rank_plus_noise(n=60, d=10)
-    fd = FrequentDirections(sketch_size=4).fit(A)
+    fd = FrequentDirections(center=False, sketch_size=4).fit(A)
     bad = A.copy()
     bad[0, 0] = 1e300
     with pytest.raises(ValueError, match="too large"):
@@ -396,9 +412,9 @@ def test_error_messages_name_the_problem(low_rank_plus_noise):
 def test_float32_csr_input(low_rank_plus_noise):
     A = low_rank_plus_noise(n=100, d=12)
     A32 = A.astype(np.float32)
-    dense = RobustFrequentDirections(sketch_size=4).fit(A32)
-    csr = RobustFrequentDirections(sketch_size=4).fit(sp.csr_matrix(A32))
-    np.testing.assert_array_equal(csr.sketch_, dense.sketch_)
+    dense = RobustFrequentDirections(center=False, sketch_size=4).fit(A32)
+    csr = RobustFrequentDirections(center=False, sketch_size=4).fit(sp.csr_matrix(A32))
+    np.testing.assert_allclose(csr.sketch_, dense.sketch_, rtol=0, atol=1e-12 * np.sum(A * A))
     assert csr.transform(sp.csr_matrix(A32[:3])).dtype == np.float32
 
 
@@ -406,22 +422,18 @@ def test_failed_compaction_leaves_state_untouched(monkeypatch, low_rank_plus_noi
     from skonline.utils import _sketch
 
     A = low_rank_plus_noise(n=200, d=12)
-    rfd = RobustFrequentDirections(sketch_size=4).fit(A[:50])
+    rfd = RobustFrequentDirections(center=False, sketch_size=4).fit(A[:50])
     before = pickle.dumps(rfd)
-    calls = {"n": 0}
-    real = _sketch.compact
+    real = _sketch.gram_pass
 
     def flaky(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise np.linalg.LinAlgError("simulated LAPACK failure")
-        return real(*args, **kwargs)
+        real(*args, **kwargs)  # the pass writes into its own copies, then fails
+        raise np.linalg.LinAlgError("simulated LAPACK failure")
 
-    monkeypatch.setattr(_sketch, "compact", flaky)
+    monkeypatch.setattr(_sketch, "gram_pass", flaky)
     with pytest.raises(np.linalg.LinAlgError):
         rfd.partial_fit(A[50:])
     assert pickle.dumps(rfd) == before
-    calls["n"] = 0
     with pytest.raises(np.linalg.LinAlgError):
         rfd.fit(A)  # a failed fit keeps the fitted sketch too
     assert pickle.dumps(rfd) == before
@@ -445,7 +457,7 @@ def test_failed_eigensolver_falls_back_to_svd(monkeypatch):
 def test_stream_whose_squares_would_overflow_is_refused():
     # Every entry passes the per-entry guard (1e150), but the squared mass of
     # sketch plus batch would overflow the Gram matrix: refused, state intact.
-    fd = FrequentDirections(sketch_size=4).fit(np.ones((20, 2000)))
+    fd = FrequentDirections(center=False, sketch_size=4).fit(np.ones((20, 2000)))
     before = pickle.dumps(fd)
     with pytest.raises(ValueError, match="squared Frobenius norm"):
         fd.partial_fit(np.full((10, 2000), 1e149))
@@ -455,28 +467,32 @@ def test_stream_whose_squares_would_overflow_is_refused():
 def test_gram_and_svd_follow_the_same_schedule_when_d_is_small():
     A = np.random.default_rng(1).standard_normal((200, 3))
     for buffer in ("double", "single"):
-        g = RobustFrequentDirections(sketch_size=8, buffer=buffer).fit(A)
-        s = RobustFrequentDirections(sketch_size=8, buffer=buffer, compaction="svd").fit(A)
+        g = RobustFrequentDirections(center=False, sketch_size=8, buffer=buffer).fit(A)
+        s = RobustFrequentDirections(
+            center=False, sketch_size=8, buffer=buffer, compaction="svd"
+        ).fit(A)
         assert g.n_compactions_ == s.n_compactions_
         assert g.sketch_.shape == s.sketch_.shape
         assert g.alpha_ == s.alpha_ == 0.0  # rank 3 < m: nothing is ever shrunk
-        np.testing.assert_allclose(g.get_covariance(), A.T @ A, rtol=1e-10)
+        np.testing.assert_allclose(estimate(g), A.T @ A, rtol=1e-10)
 
 
 def test_merge_refuses_a_changed_sketch_size_instead_of_looping(low_rank_plus_noise):
     A = low_rank_plus_noise(n=60, d=30)
-    small = RobustFrequentDirections(sketch_size=5).fit(A)
+    small = RobustFrequentDirections(center=False, sketch_size=5).fit(A)
     small.set_params(sketch_size=20)
     with pytest.raises(ValueError, match="call fit"):
-        small.merge(RobustFrequentDirections(sketch_size=20).fit(A))
+        small.merge(RobustFrequentDirections(center=False, sketch_size=20).fit(A))
 
 
 def test_solve_rejects_scalars_and_warns_for_huge_covariance(monkeypatch, low_rank_plus_noise):
     from skonline.decomposition import _frequent_directions as module
 
-    rfd = RobustFrequentDirections(sketch_size=4).fit(low_rank_plus_noise(n=50, d=10))
+    rfd = RobustFrequentDirections(center=False, sketch_size=4).fit(low_rank_plus_noise(n=50, d=10))
     with pytest.raises(ValueError, match="shape"):
         rfd.solve(1.0)
     monkeypatch.setattr(module, "_DENSE_WARN_FEATURES", 5)
     with pytest.warns(UserWarning, match="dense 10 x 10"):
         rfd.get_covariance()
+    with pytest.warns(UserWarning, match="dense 10 x 10"):
+        rfd.get_precision()

@@ -28,16 +28,18 @@ DATASETS = {
 
 
 def _errors(X, m):
-    out = {"Delta": FrequentDirections(sketch_size=m).fit(X).shrinkage_ / np.sum(X * X)}
+    out = {
+        "Delta": FrequentDirections(center=False, sketch_size=m).fit(X).shrinkage_ / np.sum(X * X)
+    }
     for label, est in (
-        ("FD", FrequentDirections(sketch_size=m)),
-        ("CFD", FrequentDirections(sketch_size=m, variant="cfd")),
-        ("RFD", RobustFrequentDirections(sketch_size=m)),
+        ("FD", FrequentDirections(center=False, sketch_size=m)),
+        ("CFD", FrequentDirections(center=False, sketch_size=m, variant="cfd")),
+        ("RFD", RobustFrequentDirections(center=False, sketch_size=m)),
     ):
         est.fit(X)
         out[label] = -est.score(X)  # relative spectral error ‖AᵀA − C‖₂ / ‖A‖_F²
     for beta in (0.2, 0.4, 0.6, 0.8):
-        est = FrequentDirections(sketch_size=m, variant="pfd", beta=beta).fit(X)
+        est = FrequentDirections(center=False, sketch_size=m, variant="pfd", beta=beta).fit(X)
         out[f"PFD-{beta}"] = covariance_error(X, est.sketch_)
     return out
 

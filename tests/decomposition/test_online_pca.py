@@ -1,6 +1,7 @@
 """AdaptiveOnlinePCA and RandomizedOnlinePCA: invariants, equivalences and the bounds."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from skonline.decomposition import (
     OnlineVarianceMinimizer,
     RandomizedOnlinePCA,
 )
+from skonline.decomposition._online_pca_kernels import theory_static_learning_rate
 from skonline.utils._capping import cap
 
 
@@ -55,13 +57,28 @@ def interval_comparators(X, d, grid):
 
 # --------------------------------------------------------------- invariants
 ESTIMATORS = [
-    AdaptiveOnlinePCA(n_components=2, fixed_share=1e-3),
-    AdaptiveOnlinePCA(n_components=2, fixed_share=0.0, eigenvalue_floor=0.0),
-    RandomizedOnlinePCA(n_components=2),
-    RandomizedOnlinePCA(n_components=3, update="cumulative"),
-    RandomizedOnlinePCA(n_components=2, update="cumulative", center=True, mean_prior=2.0),
-    RandomizedOnlinePCA(n_components=2, mixing="uniform", mixing_rate=0.01),
-    RandomizedOnlinePCA(n_components=2, mixing="past", mixing_rate=0.01),
+    AdaptiveOnlinePCA(
+        n_components=2, fixed_share=1e-3, center=False, row_norm="none", learning_rate=1.0
+    ),
+    AdaptiveOnlinePCA(
+        n_components=2,
+        fixed_share=0.0,
+        eigenvalue_floor=0.0,
+        center=False,
+        row_norm="none",
+        learning_rate=1.0,
+    ),
+    RandomizedOnlinePCA(n_components=2, center=False, row_norm="none"),
+    RandomizedOnlinePCA(n_components=3, update="cumulative", center=False, row_norm="none"),
+    RandomizedOnlinePCA(
+        n_components=2, update="cumulative", center=True, mean_prior=2.0, row_norm="none"
+    ),
+    RandomizedOnlinePCA(
+        n_components=2, mixing="uniform", mixing_rate=0.01, center=False, row_norm="none"
+    ),
+    RandomizedOnlinePCA(
+        n_components=2, mixing="past", mixing_rate=0.01, center=False, row_norm="none"
+    ),
 ]
 
 
@@ -91,7 +108,9 @@ def test_first_and_second_trial_closed_form():
     x1 = rng.standard_normal(n)
     x1 /= np.linalg.norm(x1)
     x2 = rng.standard_normal(n) / 3
-    est = RandomizedOnlinePCA(n_components=k, learning_rate=eta, keep_history=True)
+    est = RandomizedOnlinePCA(
+        n_components=k, learning_rate=eta, keep_history=True, center=False, row_norm="none"
+    )
     est.fit(np.vstack([x1, x2]))
     e = np.exp(-eta)
     u2 = (x1 @ x2) ** 2
@@ -103,8 +122,10 @@ def test_adaptive_alpha0_equals_static_exactly():
     X = switching_stream(1, seg=100)
     kw = dict(n_components=2, learning_rate=1.0, keep_history=True)
     for floor in (0.0, 1e-16, 1e-10 / 18):
-        a = AdaptiveOnlinePCA(fixed_share=0.0, eigenvalue_floor=floor, **kw).fit(X)
-        r = RandomizedOnlinePCA(eigenvalue_floor=floor, **kw).fit(X)
+        a = AdaptiveOnlinePCA(
+            fixed_share=0.0, eigenvalue_floor=floor, **kw, center=False, row_norm="none"
+        ).fit(X)
+        r = RandomizedOnlinePCA(eigenvalue_floor=floor, **kw, center=False, row_norm="none").fit(X)
         assert np.array_equal(a.loss_history_, r.loss_history_)
         assert a.cumulative_loss_ == r.cumulative_loss_
 
@@ -112,8 +133,12 @@ def test_adaptive_alpha0_equals_static_exactly():
 def test_adaptive_differs_from_wk_uniform_mixing():
     """Same alpha, different order (before vs after capping): different learners."""
     X = switching_stream(2, seg=60)
-    a = AdaptiveOnlinePCA(n_components=2, fixed_share=0.05).fit(X)
-    r = RandomizedOnlinePCA(n_components=2, mixing="uniform", mixing_rate=0.05).fit(X)
+    a = AdaptiveOnlinePCA(
+        n_components=2, fixed_share=0.05, center=False, row_norm="none", learning_rate=1.0
+    ).fit(X)
+    r = RandomizedOnlinePCA(
+        n_components=2, mixing="uniform", mixing_rate=0.05, center=False, row_norm="none"
+    ).fit(X)
     assert abs(a.cumulative_loss_ - r.cumulative_loss_) > 1e-6
 
 
@@ -125,7 +150,13 @@ def test_diagonal_losses_match_subset_hedge():
     X[np.arange(T), rng.integers(0, n, T)] = rng.uniform(0.2, 1.0, T)
     for alpha in (0.0, 1e-3):
         pca = AdaptiveOnlinePCA(
-            n_components=k, fixed_share=alpha, eigenvalue_floor=0.0, keep_history=True
+            n_components=k,
+            fixed_share=alpha,
+            eigenvalue_floor=0.0,
+            keep_history=True,
+            center=False,
+            row_norm="none",
+            learning_rate=1.0,
         ).fit(X)
         hedge = AdaptiveSubsetHedge(n_kept=k, fixed_share=alpha, keep_history=True).fit(X**2)
         np.testing.assert_allclose(pca.loss_history_, hedge.loss_history_, rtol=1e-11)
@@ -138,7 +169,14 @@ def test_diagonal_losses_match_subset_hedge():
 
 def test_k_equals_n_minus_1_is_the_variance_minimizer():
     X = ball_stream(4, n=6, T=150)
-    pca = AdaptiveOnlinePCA(n_components=5, learning_rate=0.7, fixed_share=1e-3, keep_history=True)
+    pca = AdaptiveOnlinePCA(
+        n_components=5,
+        learning_rate=0.7,
+        fixed_share=1e-3,
+        keep_history=True,
+        center=False,
+        row_norm="none",
+    )
     ovm = OnlineVarianceMinimizer(learning_rate=0.7, fixed_share=1e-3, keep_history=True)
     pca.fit(X)
     ovm.fit(X)
@@ -149,9 +187,13 @@ def test_k_equals_n_minus_1_is_the_variance_minimizer():
 @pytest.mark.parametrize(
     "est",
     [
-        AdaptiveOnlinePCA(n_components=2, fixed_share=1e-3),
-        RandomizedOnlinePCA(n_components=2, update="cumulative", center=True),
-        RandomizedOnlinePCA(n_components=2, mixing="past", mixing_rate=0.01),
+        AdaptiveOnlinePCA(
+            n_components=2, fixed_share=1e-3, center=False, row_norm="none", learning_rate=1.0
+        ),
+        RandomizedOnlinePCA(n_components=2, update="cumulative", center=True, row_norm="none"),
+        RandomizedOnlinePCA(
+            n_components=2, mixing="past", mixing_rate=0.01, center=False, row_norm="none"
+        ),
     ],
     ids=repr,
 )
@@ -166,7 +208,9 @@ def test_rotation_equivariance(est):
 
 def test_expected_loss_is_the_mean_sampled_loss():
     X = switching_stream(7, seg=80)
-    est = AdaptiveOnlinePCA(n_components=2).fit(X[:170])  # mid-transition: W is mixed
+    est = AdaptiveOnlinePCA(
+        n_components=2, center=False, row_norm="none", learning_rate=1.0, fixed_share=1e-5
+    ).fit(X[:170])  # mid-transition: W is mixed
     x = X[175]
     expected = est.expected_loss(x[None])[0]
     rng = np.random.default_rng(0)
@@ -186,7 +230,13 @@ def test_realized_loss_recording_matches_expectation():
     X = switching_stream(8, seg=100)
     totals = []
     for seed in range(40):
-        est = RandomizedOnlinePCA(n_components=2, record_realized_loss=True, random_state=seed)
+        est = RandomizedOnlinePCA(
+            n_components=2,
+            record_realized_loss=True,
+            random_state=seed,
+            center=False,
+            row_norm="none",
+        )
         est.fit(X)
         totals.append(est.cumulative_realized_loss_)
     totals = np.array(totals)
@@ -197,7 +247,9 @@ def test_realized_loss_recording_matches_expectation():
 def test_orientation_components_are_the_smallest_eigenvalues():
     """The kept subspace is the bottom-k of W: the wrong (top-k) choice pays ~all the energy."""
     X = switching_stream(9)
-    est = AdaptiveOnlinePCA(n_components=2)
+    est = AdaptiveOnlinePCA(
+        n_components=2, center=False, row_norm="none", learning_rate=1.0, fixed_share=1e-5
+    )
     right = wrong = 0.0
     for x in X:
         if est.__dict__.get("n_features_in_"):
@@ -214,7 +266,9 @@ def test_orientation_components_are_the_smallest_eigenvalues():
 
 def test_expected_loss_matches_bookkeeping_and_leaves_state():
     X = switching_stream(10, seg=30)
-    est = RandomizedOnlinePCA(n_components=2, update="cumulative", center=True).fit(X[:50])
+    est = RandomizedOnlinePCA(
+        n_components=2, update="cumulative", center=True, row_norm="none"
+    ).fit(X[:50])
     before = pickle.dumps(est)
     pred = est.expected_loss(X[50:51])[0]
     assert pickle.dumps(est) == before
@@ -232,7 +286,12 @@ def test_centered_mean_and_scatter():
     X = rng.standard_normal((60, 5)) * 0.2 + 0.3
     eta = 0.8
     est = RandomizedOnlinePCA(
-        n_components=2, learning_rate=eta, update="cumulative", center=True, eigenvalue_floor=0
+        n_components=2,
+        learning_rate=eta,
+        update="cumulative",
+        center=True,
+        eigenvalue_floor=0,
+        row_norm="none",
     ).fit(X)
     np.testing.assert_allclose(est.mean_, X.mean(axis=0), rtol=1e-13)
     Xc = X - X.mean(axis=0)
@@ -252,6 +311,7 @@ def test_centered_mean_and_scatter():
         mean_prior=prior,
         initial_mean=m0,
         eigenvalue_floor=0,
+        row_norm="none",
     ).fit(X)
     m = (prior * m0 + X.sum(axis=0)) / (prior + len(X))
     np.testing.assert_allclose(est.mean_, m, rtol=1e-13)
@@ -265,10 +325,18 @@ def test_infinite_mean_prior_clamps_the_mean():
     X = ball_stream(26, n=5, T=40, radius=0.4) + 0.2
     m0 = np.full(5, 0.2)
     est = RandomizedOnlinePCA(
-        update="cumulative", center=True, mean_prior=np.inf, initial_mean=m0, keep_history=True
+        update="cumulative",
+        center=True,
+        mean_prior=np.inf,
+        initial_mean=m0,
+        keep_history=True,
+        row_norm="none",
+        n_components=1,
     ).fit(X)
     np.testing.assert_array_equal(est.mean_, m0)
-    ref = RandomizedOnlinePCA(update="cumulative", keep_history=True).fit(X - m0)
+    ref = RandomizedOnlinePCA(
+        update="cumulative", keep_history=True, center=False, row_norm="none", n_components=1
+    ).fit(X - m0)
     np.testing.assert_allclose(est.loss_history_, ref.loss_history_, rtol=1e-12)
 
 
@@ -277,7 +345,12 @@ def test_large_eta_cumulative_is_follow_the_leader(floor):
     X = switching_stream(12, n=10, seg=60)
     # the cumulative update applies no floor (a floor would tie every non-top direction)
     est = RandomizedOnlinePCA(
-        n_components=2, learning_rate=1e3, update="cumulative", eigenvalue_floor=floor
+        n_components=2,
+        learning_rate=1e3,
+        update="cumulative",
+        eigenvalue_floor=floor,
+        center=False,
+        row_norm="none",
     ).fit(X)
     top = np.linalg.eigh(X.T @ X)[1][:, -2:]
     np.testing.assert_allclose(est.components_.T @ est.components_, top @ top.T, atol=1e-8)
@@ -301,8 +374,10 @@ def test_cumulative_floor_keeps_the_order_of_small_directions(solver, center):
     X = rng.standard_normal((T, n)) * np.sqrt([0.3, 0.2, 0.1, 0.05, 0.02])
     X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
     kw = dict(n_components=k, learning_rate=eta, update="cumulative", center=center, solver=solver)
-    default = RandomizedOnlinePCA(keep_history=True, **kw).fit(X)  # eigenvalue_floor=1e-16
-    exact = RandomizedOnlinePCA(eigenvalue_floor=0.0, keep_history=True, **kw).fit(X)
+    default = RandomizedOnlinePCA(keep_history=True, **kw, row_norm="none").fit(X)  # floor 1e-16
+    exact = RandomizedOnlinePCA(eigenvalue_floor=0.0, keep_history=True, **kw, row_norm="none").fit(
+        X
+    )
     np.testing.assert_array_equal(default.loss_history_, exact.loss_history_)
     np.testing.assert_array_equal(default.density_log_eigenvalues_, exact.density_log_eigenvalues_)
     # the kept directions keep their order: no tie among the k + 1 smallest weights
@@ -325,16 +400,20 @@ def test_incremental_equals_cumulative_without_capping():
     """Alg. 5 and uncentred Alg. 6 coincide while no eigenvalue hits the cap."""
     X = ball_stream(13, n=6, T=40, radius=0.3)
     kw = dict(n_components=3, learning_rate=0.5, eigenvalue_floor=0, keep_history=True)
-    a = RandomizedOnlinePCA(**kw).fit(X)
-    b = RandomizedOnlinePCA(update="cumulative", **kw).fit(X)
+    a = RandomizedOnlinePCA(**kw, center=False, row_norm="none").fit(X)
+    b = RandomizedOnlinePCA(update="cumulative", **kw, center=False, row_norm="none").fit(X)
     assert a.density_eigenvalues_.max() < 1 / 3
     np.testing.assert_allclose(a.loss_history_, b.loss_history_, rtol=1e-10)
 
 
 def test_past_mixing_first_step_is_uniform_mixing():
     X = switching_stream(14, n=8, seg=5)
-    a = RandomizedOnlinePCA(n_components=2, mixing="past", mixing_rate=0.1).fit(X[:1])
-    b = RandomizedOnlinePCA(n_components=2, mixing="uniform", mixing_rate=0.1).fit(X[:1])
+    a = RandomizedOnlinePCA(
+        n_components=2, mixing="past", mixing_rate=0.1, center=False, row_norm="none"
+    ).fit(X[:1])
+    b = RandomizedOnlinePCA(
+        n_components=2, mixing="uniform", mixing_rate=0.1, center=False, row_norm="none"
+    ).fit(X[:1])
     np.testing.assert_allclose(a.density_eigenvalues_, b.density_eigenvalues_, rtol=1e-12)
     a.partial_fit(X[1:])
     b.partial_fit(X[1:])
@@ -349,7 +428,13 @@ def test_per_interval_inequality(eta, alpha):
     n, k = 20, 2
     d = n - k
     est = AdaptiveOnlinePCA(
-        n_components=k, learning_rate=eta, fixed_share=alpha, eigenvalue_floor=0, keep_history=True
+        n_components=k,
+        learning_rate=eta,
+        fixed_share=alpha,
+        eigenvalue_floor=0,
+        keep_history=True,
+        center=False,
+        row_norm="none",
     ).fit(X)
     A = np.r_[0.0, np.cumsum(est.loss_history_)]
     grid = [*range(0, 300, 5), 299]
@@ -368,7 +453,12 @@ def test_static_warmuth_kuzmin_inequality_is_tight():
     n, k = 20, 2
     for eta in (1.0, 0.19):
         est = RandomizedOnlinePCA(
-            n_components=k, learning_rate=eta, eigenvalue_floor=0, keep_history=True
+            n_components=k,
+            learning_rate=eta,
+            eigenvalue_floor=0,
+            keep_history=True,
+            center=False,
+            row_norm="none",
         ).fit(X)
         A = np.cumsum(est.loss_history_)
         B = best_losses(X, n - k)
@@ -390,6 +480,8 @@ def test_theorem3_adaptive_regret_bound():
         loss_bound=L,
         eigenvalue_floor=0,
         keep_history=True,
+        center=False,
+        row_norm="none",
     ).fit(X)
     D = d * np.log(n * (1 + d * T)) + 1
     assert est.fixed_share_ == pytest.approx(1 / (T * d + 1))
@@ -406,7 +498,9 @@ def test_theorem3_adaptive_regret_bound():
 def test_theorem6_static_bound(eta):
     X = switching_stream(18, seg=150)
     n, k = 20, 2
-    est = RandomizedOnlinePCA(n_components=k, learning_rate=eta, eigenvalue_floor=0).fit(X)
+    est = RandomizedOnlinePCA(
+        n_components=k, learning_rate=eta, eigenvalue_floor=0, center=False, row_norm="none"
+    ).fit(X)
     L = best_losses(X, n - k)[-1]
     bound = (eta * L + (n - k) * np.log(n / (n - k))) / (1 - np.exp(-eta))
     assert est.cumulative_loss_ <= bound
@@ -420,7 +514,12 @@ def test_corollary9_centered_bound(eta):
     X = center + ball_stream(19, n=n, T=T, radius=0.5)  # pairwise distances <= 1
     R = np.linalg.norm(X, axis=1).max()
     est = RandomizedOnlinePCA(
-        n_components=k, learning_rate=eta, update="cumulative", center=True, eigenvalue_floor=0
+        n_components=k,
+        learning_rate=eta,
+        update="cumulative",
+        center=True,
+        eigenvalue_floor=0,
+        row_norm="none",
     ).fit(X)
     Xc = X - X.mean(axis=0)
     L = np.linalg.eigvalsh(Xc.T @ Xc)[: n - k].sum()
@@ -432,9 +531,15 @@ def test_corollary9_centered_bound(eta):
 # ----------------------------------------------------------- behaviour
 def test_adaptive_tracks_switches_better_than_static():
     X = switching_stream(20)
-    ada = AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, fixed_share=1e-5).fit(X)
-    exact = RandomizedOnlinePCA(n_components=2, eigenvalue_floor=0).fit(X)
-    floored = RandomizedOnlinePCA(n_components=2, eigenvalue_floor=1e-10 / 18).fit(X)
+    ada = AdaptiveOnlinePCA(
+        n_components=2, learning_rate=1.0, fixed_share=1e-5, center=False, row_norm="none"
+    ).fit(X)
+    exact = RandomizedOnlinePCA(
+        n_components=2, eigenvalue_floor=0, center=False, row_norm="none"
+    ).fit(X)
+    floored = RandomizedOnlinePCA(
+        n_components=2, eigenvalue_floor=1e-10 / 18, center=False, row_norm="none"
+    ).fit(X)
     assert 20 < ada.cumulative_loss_ < 35
     assert ada.cumulative_loss_ < 0.6 * floored.cumulative_loss_
     assert ada.cumulative_loss_ < 0.35 * exact.cumulative_loss_
@@ -443,7 +548,9 @@ def test_adaptive_tracks_switches_better_than_static():
 def test_log_domain_survives_alpha0_eta5():
     """The float-domain implementation crashes here (eigenvalues underflow to 0)."""
     X = switching_stream(21, seg=150)
-    est = RandomizedOnlinePCA(n_components=2, learning_rate=5.0, eigenvalue_floor=0).fit(X * 3)
+    est = RandomizedOnlinePCA(
+        n_components=2, learning_rate=5.0, eigenvalue_floor=0, center=False, row_norm="none"
+    ).fit(X * 3)
     assert np.all(np.isfinite(est.density_log_eigenvalues_))
     assert est.density_log_eigenvalues_.min() < -745  # below the smallest double
     assert np.isfinite(est.cumulative_loss_)
@@ -452,10 +559,14 @@ def test_log_domain_survives_alpha0_eta5():
 def test_transform_modes():
     X = switching_stream(22, n=10, seg=60)
     base = dict(n_components=2)
-    det = RandomizedOnlinePCA(**base).fit(X)
-    mode = RandomizedOnlinePCA(transform_mode="mode", **base).fit(X)
-    avg = RandomizedOnlinePCA(transform_mode="average", **base).fit(X)
-    smp = RandomizedOnlinePCA(transform_mode="sample", random_state=0, **base).fit(X)
+    det = RandomizedOnlinePCA(**base, center=False, row_norm="none").fit(X)
+    mode = RandomizedOnlinePCA(transform_mode="mode", **base, center=False, row_norm="none").fit(X)
+    avg = RandomizedOnlinePCA(transform_mode="average", **base, center=False, row_norm="none").fit(
+        X
+    )
+    smp = RandomizedOnlinePCA(
+        transform_mode="sample", random_state=0, **base, center=False, row_norm="none"
+    ).fit(X)
     np.testing.assert_allclose(det.transform(X), X @ det.components_.T)
     for est in (mode, avg, smp):
         Z = est.transform(X[:7])
@@ -469,14 +580,22 @@ def test_transform_modes():
 
 def test_row_norm_options():
     X = np.array([[3.0, 0, 0], [0, 0.5, 0]])
-    clip = RandomizedOnlinePCA(row_norm="clip", keep_history=True).fit(X)
-    none = RandomizedOnlinePCA(row_norm="none", keep_history=True).fit(X)
+    clip = RandomizedOnlinePCA(
+        row_norm="clip", keep_history=True, center=False, n_components=1
+    ).fit(X)
+    none = RandomizedOnlinePCA(
+        row_norm="none", keep_history=True, center=False, n_components=1
+    ).fit(X)
     np.testing.assert_allclose(clip.loss_history_[0], 2 / 3)
     np.testing.assert_allclose(none.loss_history_[0], 9 * 2 / 3)
     assert clip.max_row_norm_seen_ == 3.0
     with pytest.raises(ValueError, match="norm"):
-        AdaptiveOnlinePCA(row_norm="error").fit(X)
-    est = AdaptiveOnlinePCA(row_norm="error").fit(X[1:])
+        AdaptiveOnlinePCA(
+            row_norm="error", center=False, learning_rate=1.0, fixed_share=1e-5, n_components=1
+        ).fit(X)
+    est = AdaptiveOnlinePCA(
+        row_norm="error", center=False, learning_rate=1.0, fixed_share=1e-5, n_components=1
+    ).fit(X[1:])
     before = pickle.dumps(est)
     with pytest.raises(ValueError, match="norm"):
         est.partial_fit(X)
@@ -486,18 +605,32 @@ def test_row_norm_options():
 def test_errors():
     X = np.random.default_rng(0).standard_normal((10, 3)) / 3
     with pytest.raises(ValueError, match="3 feature"):
-        AdaptiveOnlinePCA(n_components=3).fit(X)
-    with pytest.raises(ValueError, match="cumulative"):
-        RandomizedOnlinePCA(center=True).fit(X)
+        AdaptiveOnlinePCA(
+            n_components=3, center=False, row_norm="none", learning_rate=1.0, fixed_share=1e-5
+        ).fit(X)
+    with pytest.raises(ValueError, match="centred"):
+        RandomizedOnlinePCA(center=True, row_norm="error", n_components=1).fit(X)
     with pytest.raises(ValueError, match="incremental"):
-        RandomizedOnlinePCA(update="cumulative", mixing="past", mixing_rate=0.1).fit(X)
-    with pytest.raises(ValueError, match="loss_bound"):
-        RandomizedOnlinePCA(learning_rate="auto").fit(X)
-    with pytest.raises(ValueError, match="horizon"):
-        AdaptiveOnlinePCA(fixed_share="auto").partial_fit(X)
+        RandomizedOnlinePCA(
+            update="cumulative",
+            mixing="past",
+            mixing_rate=0.1,
+            center=False,
+            row_norm="none",
+            n_components=1,
+        ).fit(X)
+    with pytest.raises(ValueError, match="learning_rate"):
+        RandomizedOnlinePCA(learning_rate="auto").fit(X)  # the static tuning is not offered
     with pytest.raises(ValueError, match="eigenvalue_floor"):
-        AdaptiveOnlinePCA(eigenvalue_floor=0.5).fit(X)
-    est = RandomizedOnlinePCA().fit(X)
+        AdaptiveOnlinePCA(
+            eigenvalue_floor=0.5,
+            center=False,
+            row_norm="none",
+            learning_rate=1.0,
+            fixed_share=1e-5,
+            n_components=1,
+        ).fit(X)
+    est = RandomizedOnlinePCA(center=False, row_norm="none", n_components=1).fit(X)
     est.set_params(n_components=2)
     with pytest.raises(ValueError, match="changed"):
         est.partial_fit(X)
@@ -506,46 +639,65 @@ def test_errors():
 def test_rates_set_mid_stream_take_effect():
     """Numeric rates set between calls apply from the next row; "auto" stays as resolved."""
     X = switching_stream(28, n=6, seg=20)
-    kw = dict(n_components=2, keep_history=True)
-    est = AdaptiveOnlinePCA(**kw).fit(X[:30])
+    kw = dict(n_components=2, keep_history=True, center=False, row_norm="none")
+    fixed = dict(learning_rate=1.0, fixed_share=1e-5)
+    est = AdaptiveOnlinePCA(**kw, **fixed).fit(X[:30])
     est.set_params(learning_rate=3.0, fixed_share=0.1).partial_fit(X[30:])
     assert (est.learning_rate_, est.fixed_share_) == (3.0, 0.1)
-    same = AdaptiveOnlinePCA(**kw).fit(X)
+    same = AdaptiveOnlinePCA(**kw, **fixed).fit(X)
     assert not np.allclose(est.loss_history_[31:], same.loss_history_[31:], rtol=1e-6)
     np.testing.assert_array_equal(est.loss_history_[:31], same.loss_history_[:31])
     r = RandomizedOnlinePCA(**kw).fit(X[:30])
     assert r.set_params(learning_rate=0.3).partial_fit(X[30:]).learning_rate_ == 0.3
-    # "auto" is resolved once (from the horizon at the first call)
-    auto = AdaptiveOnlinePCA(fixed_share="auto", horizon=60, **kw).partial_fit(X[:30])
-    alpha = auto.fixed_share_
-    assert auto.set_params(horizon=1000).partial_fit(X[30:]).fixed_share_ == alpha
-    # switching to "auto" mid-stream needs a horizon; the failed call changes nothing
-    est = AdaptiveOnlinePCA(**kw).partial_fit(X[:30]).set_params(fixed_share="auto")
-    before = pickle.dumps(est)
-    with pytest.raises(ValueError, match="horizon"):
-        est.partial_fit(X[30:])
-    assert pickle.dumps(est) == before
-    assert est.set_params(horizon=60).partial_fit(X[30:]).fixed_share_ == pytest.approx(
-        1 / (60 * 4 + 1)
-    )
+    # with horizon and loss_bound, "auto" is resolved once (Theorem 3) and kept
+    auto = AdaptiveOnlinePCA(
+        fixed_share="auto", learning_rate="auto", horizon=60, loss_bound=10.0, **kw
+    ).partial_fit(X[:30])
+    alpha, eta = auto.fixed_share_, auto.learning_rate_
+    auto.set_params(horizon=1000).partial_fit(X[30:])
+    assert (auto.fixed_share_, auto.learning_rate_) == (alpha, eta)
+    # without them, the doubling trick: re-tuned at rows 1, 2, 4, …; partial_fit and
+    # fit of the same rows agree (the epochs follow the rows seen, not the calls)
+    streamed = AdaptiveOnlinePCA(**kw).partial_fit(X[:30]).partial_fit(X[30:])
+    d = 4
+    assert X.shape[0] == 60
+    assert streamed.fixed_share_ == pytest.approx(1 / (64 * d + 1))  # last epoch: T = 2 · 32
+    whole = AdaptiveOnlinePCA(**kw, horizon=None).partial_fit(X)
+    np.testing.assert_array_equal(streamed.loss_history_, whole.loss_history_)
 
 
 def test_auto_tuning():
     X = switching_stream(23, seg=50)
-    est = AdaptiveOnlinePCA(n_components=2, learning_rate="auto", fixed_share="auto").fit(X)
+    kw = dict(n_components=2, learning_rate="auto", fixed_share="auto", center=False)
+    # T and L given: Theorem 3's values
+    est = AdaptiveOnlinePCA(**kw, row_norm="none", horizon=150, loss_bound=150.0).fit(X)
     d, T = 18, 150
     D = d * np.log(20 * (1 + d * T)) + 1
     assert est.fixed_share_ == pytest.approx(1 / (T * d + 1))
     assert est.learning_rate_ == pytest.approx(np.log1p(np.sqrt(2 * D / T)))
-    r = RandomizedOnlinePCA(n_components=2, learning_rate="auto", loss_bound=567.0).fit(X)
-    assert r.learning_rate_ == pytest.approx(0.12, abs=0.005)  # the paper's Fig. 4 value
+    # L unknown: the last epoch (rows 128-149) is tuned with the learner's own loss
+    # rate over the first 128 rows, extrapolated to T = 150 rows
+    auto = AdaptiveOnlinePCA(**kw, row_norm="none", horizon=150, keep_history=True).fit(X)
+    L = max(1.0, auto.loss_history_[:128].sum() * T / 128)
+    assert auto.learning_rate_ == pytest.approx(np.log1p(np.sqrt(2 * D / L)))
+    # the paper's Fig. 4 learning rate of the static algorithm (eq. 3, L = 567)
+    assert theory_static_learning_rate(20, 2, 567.0) == pytest.approx(0.12, abs=0.005)
 
 
 def test_history_is_off_by_default():
     X = switching_stream(24, n=6, seg=30)
-    est = AdaptiveOnlinePCA().fit(X)
+    est = AdaptiveOnlinePCA(
+        center=False, row_norm="none", learning_rate=1.0, fixed_share=1e-5, n_components=1
+    ).fit(X)
     assert not hasattr(est, "loss_history_")
-    est = AdaptiveOnlinePCA(keep_history=True).fit(X)
+    est = AdaptiveOnlinePCA(
+        keep_history=True,
+        center=False,
+        row_norm="none",
+        learning_rate=1.0,
+        fixed_share=1e-5,
+        n_components=1,
+    ).fit(X)
     assert est.loss_history_.shape == (90,)
     assert est.loss_history_.sum() == pytest.approx(est.cumulative_loss_)
 
@@ -553,8 +705,12 @@ def test_history_is_off_by_default():
 @pytest.mark.parametrize(
     "est",
     [
-        AdaptiveOnlinePCA(n_components=2),
-        RandomizedOnlinePCA(n_components=2, record_realized_loss=True, random_state=0),
+        AdaptiveOnlinePCA(
+            n_components=2, center=False, row_norm="none", learning_rate=1.0, fixed_share=1e-5
+        ),
+        RandomizedOnlinePCA(
+            n_components=2, record_realized_loss=True, random_state=0, center=False, row_norm="none"
+        ),
         OnlineVarianceMinimizer(),
         AdaptiveSubsetHedge(n_kept=2),
     ],
@@ -586,8 +742,12 @@ def test_sparse_input_matches_dense():
     sp = pytest.importorskip("scipy.sparse")
     X = switching_stream(25, n=8, seg=20)
     X[np.abs(X) < 0.1] = 0
-    a = AdaptiveOnlinePCA(n_components=2).fit(X)
-    b = AdaptiveOnlinePCA(n_components=2).fit(sp.csr_matrix(X))
+    a = AdaptiveOnlinePCA(
+        n_components=2, center=False, row_norm="none", learning_rate=1.0, fixed_share=1e-5
+    ).fit(X)
+    b = AdaptiveOnlinePCA(
+        n_components=2, center=False, row_norm="none", learning_rate=1.0, fixed_share=1e-5
+    ).fit(sp.csr_matrix(X))
     assert a.cumulative_loss_ == b.cumulative_loss_
     np.testing.assert_allclose(a.transform(X), b.transform(sp.csr_matrix(X)), atol=1e-14)
 
@@ -642,7 +802,7 @@ def test_bulk_solver_matches_dense(params, stream, solver):
 def test_bulk_kept_directions_outside_the_span():
     """Before k directions carry data, the kept subspace includes bulk directions."""
     X = low_rank_stream(3, n=12, rank=1, T=10)
-    est = RandomizedOnlinePCA(n_components=3, solver="bulk").fit(X)
+    est = RandomizedOnlinePCA(n_components=3, solver="bulk", center=False, row_norm="none").fit(X)
     C = est.components_
     np.testing.assert_allclose(C @ C.T, np.eye(3), atol=1e-12)
     assert est._state.basis.shape[1] == 1
@@ -658,16 +818,35 @@ def test_bulk_kept_directions_outside_the_span():
 def test_bulk_solver_rejects_dense_only_options():
     X = low_rank_stream(4, n=8, T=10)
     with pytest.raises(ValueError, match="bulk"):
-        RandomizedOnlinePCA(solver="bulk", mixing="past", mixing_rate=0.1).fit(X)
+        RandomizedOnlinePCA(
+            solver="bulk",
+            mixing="past",
+            mixing_rate=0.1,
+            center=False,
+            row_norm="none",
+            n_components=1,
+        ).fit(X)
     with pytest.raises(ValueError, match="bulk"):
-        AdaptiveOnlinePCA(solver="bulk", transform_mode="average").fit(X)
-    est = RandomizedOnlinePCA(mixing="past", mixing_rate=0.1).fit(X)  # auto -> dense
+        AdaptiveOnlinePCA(
+            solver="bulk",
+            transform_mode="average",
+            center=False,
+            row_norm="none",
+            learning_rate=1.0,
+            fixed_share=1e-5,
+            n_components=1,
+        ).fit(X)
+    est = RandomizedOnlinePCA(
+        mixing="past", mixing_rate=0.1, center=False, row_norm="none", n_components=1
+    ).fit(X)  # auto -> dense
     assert est._state.basis is None
 
 
 def test_bulk_memory_follows_the_span():
     X = low_rank_stream(5, n=200, rank=4, T=300)
-    est = AdaptiveOnlinePCA(n_components=2).fit(X)
+    est = AdaptiveOnlinePCA(
+        n_components=2, center=False, row_norm="none", learning_rate=1.0, fixed_share=1e-5
+    ).fit(X)
     assert est._state.basis.shape == (200, 4) and est._state.rotation.shape == (4, 4)
     assert est.density_eigenvalues_.shape == (200,)
 
@@ -676,8 +855,8 @@ def test_auto_solver_switches_to_secular_and_stays_exact():
     """solver="auto": eigh while the span is small, the secular update from 64 dimensions on."""
     X = np.vstack([low_rank_stream(6, n=70, rank=10, T=30), ball_stream(7, n=70, T=200)])
     kw = dict(n_components=3, fixed_share=1e-4, keep_history=True)
-    auto = AdaptiveOnlinePCA(**kw).fit(X)
-    dense = AdaptiveOnlinePCA(solver="dense", **kw).fit(X)
+    auto = AdaptiveOnlinePCA(**kw, center=False, row_norm="none").fit(X)
+    dense = AdaptiveOnlinePCA(solver="dense", **kw, center=False, row_norm="none").fit(X)
     assert auto._state.basis.shape[1] == 70
     np.testing.assert_allclose(auto.loss_history_, dense.loss_history_, rtol=1e-9)
     np.testing.assert_allclose(auto.density_matrix_, dense.density_matrix_, atol=1e-12)
@@ -692,8 +871,12 @@ def test_secular_update_below_rounding(solver):
     X = ball_stream(29, n=70, T=90) * 0.5
     X = np.vstack([X, 1e-9 * X[:4], 1e-13 * X[:4], np.zeros((2, 70)), X[:4]])
     kw = dict(n_components=3, fixed_share=0.0, eigenvalue_floor=0.0, learning_rate=5.0)
-    dense = AdaptiveOnlinePCA(solver="dense", keep_history=True, **kw).fit(X)
-    est = AdaptiveOnlinePCA(solver=solver, keep_history=True, **kw).fit(X)
+    dense = AdaptiveOnlinePCA(
+        solver="dense", keep_history=True, **kw, center=False, row_norm="none"
+    ).fit(X)
+    est = AdaptiveOnlinePCA(
+        solver=solver, keep_history=True, **kw, center=False, row_norm="none"
+    ).fit(X)
     assert est._state.basis.shape[1] == 70  # the secular update is in use (auto: span >= 64)
     np.testing.assert_allclose(est.loss_history_, dense.loss_history_, rtol=1e-9, atol=1e-30)
     np.testing.assert_allclose(est.density_matrix_, dense.density_matrix_, atol=1e-12)
@@ -706,7 +889,14 @@ def test_long_stream_stays_orthonormal_and_exact(solver):
     rng = np.random.default_rng(27)
     n = 70
     X = rng.standard_normal((10_000, n)) * np.r_[np.ones(3), np.full(n - 3, 0.1)] / 4
-    est = AdaptiveOnlinePCA(n_components=3, solver=solver).fit(X)
+    est = AdaptiveOnlinePCA(
+        n_components=3,
+        solver=solver,
+        center=False,
+        row_norm="none",
+        learning_rate=1.0,
+        fixed_share=1e-5,
+    ).fit(X)
     U = est.density_eigenvectors_
     assert np.max(np.abs(U.T @ U - np.eye(n))) < 1e-12
     w = est.density_eigenvalues_
@@ -714,3 +904,64 @@ def test_long_stream_stays_orthonormal_and_exact(solver):
     top = np.linalg.eigh(X.T @ X)[1][:, -3:]
     P = est.components_.T @ est.components_
     assert np.linalg.norm(P - top @ top.T) < 0.3  # it finds the stationary top-3 subspace
+
+
+# ------------------------------------------------- drop-in defaults (issue 15)
+def test_defaults_are_a_centred_scaled_self_tuned_learner():
+    from sklearn.datasets import load_digits
+
+    X = load_digits().data
+    for est in (AdaptiveOnlinePCA(), RandomizedOnlinePCA()):
+        est.fit(X)
+        assert est.n_components_ == 10  # min(10, n_features - 1)
+        np.testing.assert_allclose(est.mean_, X.mean(axis=0), rtol=1e-12, atol=1e-12)
+        assert est.transform(X).shape == (X.shape[0], 10)
+        # transform is affine: centred by mean_, inverse_transform adds it back
+        np.testing.assert_allclose(est.transform(est.mean_[None, :]), 0.0, atol=1e-9)
+    assert AdaptiveOnlinePCA().fit(X[:, :5]).n_components_ == 4
+    assert AdaptiveOnlinePCA().get_params()["learning_rate"] == "auto"
+
+
+def test_scaled_rows_make_the_learner_unit_free():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((200, 8)) * np.linspace(2, 0.2, 8) + 1.0
+    for cls in (AdaptiveOnlinePCA, RandomizedOnlinePCA):
+        small = cls(n_components=2, keep_history=True).fit(X)
+        large = cls(n_components=2, keep_history=True).fit(1e4 * X)
+        # the rows the update sees are the same: the same density matrix and losses
+        np.testing.assert_allclose(large.density_matrix_, small.density_matrix_, atol=1e-12)
+        np.testing.assert_allclose(large.loss_history_, small.loss_history_, rtol=1e-9)
+        np.testing.assert_allclose(large.mean_, 1e4 * small.mean_, rtol=1e-12)
+        # and the largest row fed had norm 1: the bound's assumption holds
+        fed = X - np.vstack([np.zeros(8), np.cumsum(X, axis=0)[:-1] / np.arange(1, 200)[:, None]])
+        np.testing.assert_allclose(small.max_row_norm_seen_, np.linalg.norm(X, axis=1).max())
+        assert np.linalg.norm(fed, axis=1).max() > 1
+    # expected_loss scores a row as the next update would see it
+    est = AdaptiveOnlinePCA(n_components=2).fit(X)
+    assert np.all(est.expected_loss(1e6 * X[:5]) <= est.n_features_in_ - 2 + 1e-9)
+
+
+def test_unscaled_rows_above_norm_one_warn_once():
+    X = np.random.default_rng(0).standard_normal((40, 5)) * 3
+    est = AdaptiveOnlinePCA(n_components=2, row_norm="none")
+    with pytest.warns(UserWarning, match="norm"):
+        est.partial_fit(X[:20])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.partial_fit(X[20:])  # warned once per stream
+        AdaptiveOnlinePCA(n_components=2, row_norm="none").fit(X / 100)  # rows below 1
+    with pytest.raises(ValueError, match="centred"):
+        AdaptiveOnlinePCA(n_components=2, row_norm="error").fit(X / 100)
+
+
+def test_centred_incremental_update_is_the_update_on_centred_rows():
+    """center=True feeds x_t − m_{t−1} to the uncentred algorithm: the same learner."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((120, 6)) * 0.2 + 0.5
+    Y = X - np.vstack([np.zeros(6), np.cumsum(X, axis=0)[:-1] / np.arange(1, 120)[:, None]])
+    kw = dict(n_components=2, row_norm="none", learning_rate=1.0, keep_history=True)
+    for cls, extra in ((AdaptiveOnlinePCA, {"fixed_share": 1e-3}), (RandomizedOnlinePCA, {})):
+        centred = cls(center=True, **kw, **extra).fit(X)
+        plain = cls(center=False, **kw, **extra).fit(Y)
+        np.testing.assert_allclose(centred.loss_history_, plain.loss_history_, rtol=1e-10)
+        np.testing.assert_allclose(centred.density_matrix_, plain.density_matrix_, atol=1e-12)

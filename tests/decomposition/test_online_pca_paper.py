@@ -40,18 +40,35 @@ def test_yuan_lamperski_fig1_switching_subspaces(seed):
     X, seg, _ = make_switching_subspaces(3, 200, 20, 2, random_state=seed)
     adaptive = _losses(
         AdaptiveOnlinePCA(
-            n_components=2, learning_rate=1.0, fixed_share=1e-5, eigenvalue_floor=0.0
+            n_components=2,
+            learning_rate=1.0,
+            fixed_share=1e-5,
+            eigenvalue_floor=0.0,
+            center=False,
+            row_norm="none",
         ),
         X,
     )
     floored = _losses(
         AdaptiveOnlinePCA(
-            n_components=2, learning_rate=1.0, fixed_share=0.0, eigenvalue_floor=AUTHORS_FLOOR
+            n_components=2,
+            learning_rate=1.0,
+            fixed_share=0.0,
+            eigenvalue_floor=AUTHORS_FLOOR,
+            center=False,
+            row_norm="none",
         ),
         X,
     )
     exact = _losses(
-        AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, fixed_share=0.0, eigenvalue_floor=0.0),
+        AdaptiveOnlinePCA(
+            n_components=2,
+            learning_rate=1.0,
+            fixed_share=0.0,
+            eigenvalue_floor=0.0,
+            center=False,
+            row_norm="none",
+        ),
         X,
     )
     ftl = follow_the_leader_losses(X, 2, skip_first=True)  # the published notebook's FTL
@@ -83,7 +100,9 @@ def test_yuan_lamperski_fig1_switching_subspaces(seed):
 def test_yuan_lamperski_orientation_trap():
     """The kept subspace is the bottom of W: the top of W loses almost all the energy."""
     X, _, _ = make_switching_subspaces(3, 200, 20, 2, random_state=0)
-    est = AdaptiveOnlinePCA(n_components=2, learning_rate=1.0, fixed_share=1e-5).partial_fit(X[:1])
+    est = AdaptiveOnlinePCA(
+        n_components=2, learning_rate=1.0, fixed_share=1e-5, center=False, row_norm="none"
+    ).partial_fit(X[:1])
     right = wrong = 0.0
     for x in X[1:]:
         kept = est.components_.T
@@ -108,11 +127,18 @@ def _transition_time(est, X, start, basis, k=2, threshold=0.9):
 @pytest.mark.parametrize("seed", range(4))
 def test_warmuth_kuzmin_figs_3_to_5(seed):
     X, seg, _ = make_switching_subspaces(3, 500, 20, 2, random_state=seed)
-    alg5 = RandomizedOnlinePCA(n_components=2, learning_rate=1.0, eigenvalue_floor=1e-16)
+    alg5 = RandomizedOnlinePCA(
+        n_components=2, learning_rate=1.0, eigenvalue_floor=1e-16, center=False, row_norm="none"
+    )
     loss5 = _losses(alg5, X)
     loss6 = _losses(
         RandomizedOnlinePCA(
-            n_components=2, learning_rate=1.0, update="cumulative", eigenvalue_floor=1e-16
+            n_components=2,
+            learning_rate=1.0,
+            update="cumulative",
+            eigenvalue_floor=1e-16,
+            center=False,
+            row_norm="none",
         ),
         X,
     )
@@ -128,7 +154,9 @@ def test_warmuth_kuzmin_figs_3_to_5(seed):
     assert fl[later].sum() >= 4 * loss5[later].sum()
     assert fl[later].sum() >= 0.4 * np.sum(X[later] ** 2)
     # C6: after the first shift the kept subspace reaches the new one in about 60 rows
-    est = RandomizedOnlinePCA(n_components=2, learning_rate=1.0, eigenvalue_floor=1e-16)
+    est = RandomizedOnlinePCA(
+        n_components=2, learning_rate=1.0, eigenvalue_floor=1e-16, center=False, row_norm="none"
+    )
     est.partial_fit(X[:500])
     new_basis = top_subspace(X[500:1000].T @ X[500:1000], 2)
     assert 20 <= _transition_time(est, X[:1000], 500, new_basis) <= 200
@@ -140,6 +168,8 @@ def test_warmuth_kuzmin_figs_3_to_5(seed):
             eigenvalue_floor=1e-16,
             record_realized_loss=True,
             random_state=r,
+            center=False,
+            row_norm="none",
         )
         .fit(X)
         .cumulative_realized_loss_
@@ -166,6 +196,8 @@ def test_warmuth_kuzmin_long_term_memory(seed):
             mixing=mixing,
             mixing_rate=alpha,
             eigenvalue_floor=1e-16,
+            center=False,
+            row_norm="none",
         )
         per_row = _losses(est, X) - comparator
         regret[mixing] = per_row.sum()
@@ -179,9 +211,21 @@ def test_warmuth_kuzmin_long_term_memory(seed):
 @pytest.mark.slow
 def test_yuan_lamperski_faces_on_grouped_digits():
     X, _ = make_digits_stream(scaling="global")
-    adaptive = _losses(AdaptiveOnlinePCA(n_components=2, learning_rate=5.0, fixed_share=1e-4), X)
+    adaptive = _losses(
+        AdaptiveOnlinePCA(
+            n_components=2, learning_rate=5.0, fixed_share=1e-4, center=False, row_norm="none"
+        ),
+        X,
+    )
     static = _losses(
-        AdaptiveOnlinePCA(n_components=2, learning_rate=5.0, fixed_share=0.0, eigenvalue_floor=0.0),
+        AdaptiveOnlinePCA(
+            n_components=2,
+            learning_rate=5.0,
+            fixed_share=0.0,
+            eigenvalue_floor=0.0,
+            center=False,
+            row_norm="none",
+        ),
         X,
     )
     best = best_fixed_projection_losses(X, 2).sum()

@@ -158,6 +158,7 @@ def test_adaptive_pca_matches_textbook(seed, k, eta, alpha, solver):
         keep_history=True,
         row_norm="none",
         solver=solver,
+        center=False,
     ).fit(X)
     _assert_matches(est, losses, W)
 
@@ -187,6 +188,7 @@ def test_incremental_pca_matches_textbook(seed, mixing, alpha, solver):
         keep_history=True,
         row_norm="none",
         solver=solver,
+        center=False,
     ).fit(X)
     _assert_matches(est, losses, W)
 
@@ -223,6 +225,7 @@ def test_floor_semantics_match_textbook():
         eigenvalue_floor=1e-6,
         keep_history=True,
         row_norm="none",
+        center=False,
     ).fit(X)
     _assert_matches(est, losses, W)
     # ... and removing it changes the answer (the test can fail)
@@ -248,5 +251,6 @@ def test_reference_detects_a_wrong_order_of_mixing_and_capping():
         eigenvalue_floor=0.0,
         keep_history=True,
         row_norm="none",
+        center=False,
     ).fit(X)
     _assert_matches(est, adaptive, W)

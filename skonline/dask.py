@@ -1,0 +1,125 @@
+"""Sketch a Dask array on a cluster: one sketch per block on the workers, merged in a tree.
+
+Frequent Directions sketches are mergeable summaries (Ghashami, Liberty,
+Phillips & Woodruff 2016): the sketches of disjoint parts of a matrix merge
+into a sketch of the whole with the same guarantee as one pass over it. So a
+matrix too large for one machine is sketched where its blocks live: each
+worker fits a sketch of its row blocks, and the sketches are merged pairwise
+(a tree of depth ``log₂(n_blocks)``), moving ``O(sketch_size · n_features)``
+numbers per merge instead of the data.
+
+Requires the optional extra ``dask`` (``pip install "skonline[dask]"``). With
+a ``distributed.Client`` active, the work runs on its cluster; otherwise on
+Dask's default scheduler.
+
+For the online learners (RFD-SON, scale-invariant learners), which are not
+mergeable, dask-ml's ``Incremental`` wrapper streams the blocks of a Dask
+array through ``partial_fit`` in order (user guide, :ref:`sketching`).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import clone
+
+__all__ = ["fit_sketch"]
+
+
+def _fit_block(estimator, block):
+    """A fresh sketch of one block (runs on a worker)."""
+    return estimator.fit(block)
+
+
+def _merge_group(*sketches):
+    """Merge a group of sketches, left to right (runs on a worker)."""
+    merged = sketches[0]
+    for other in sketches[1:]:
+        merged = merged.merge(other)
+    return merged
+
+
+def fit_sketch(estimator, X, *, split_every=2, compute=True):
+    """Sketch a Dask array block by block on the workers; tree-reduce with ``merge``.
+
+    Each row block of ``X`` is sketched by a clone of ``estimator`` where it
+    lives, then the sketches are merged ``split_every`` at a time until one
+    remains. By the mergeability of Frequent Directions the result satisfies
+    the same bound as a single pass over ``X``: for every ``k <
+    sketch_size``, ``‖SᵀS − BᵀB‖₂ ≤ shrinkage_ ≤ ‖S − S_k‖_F² / (sketch_size −
+    k)`` for the (centred) matrix ``S`` (half of it for
+    :class:`~skonline.decomposition.RobustFrequentDirections`), and the mean
+    and the per-feature variances are exact.
+
+    Parameters
+    ----------
+    estimator : FrequentDirections or RobustFrequentDirections
+        The sketch to fit (not modified; clones are fitted). With
+        ``sparse_solver="randomized"`` and an integer ``random_state``, each
+        block gets its own seed, spawned from it.
+    X : dask.array.Array of shape (n_samples, n_features)
+        The data, dense or with ``scipy.sparse`` CSR blocks. Column chunks are
+        joined first (a sketch needs whole rows).
+    split_every : int, default=2
+        How many sketches one merge task combines (the arity of the tree).
+    compute : bool, default=True
+        Return the fitted estimator; ``False`` returns a ``dask.delayed``
+        object computing it.
+
+    Returns
+    -------
+    sketch : estimator or dask.delayed.Delayed
+        The sketch of all rows of ``X``, fitted: an estimator of the same
+        class and parameters as ``estimator``.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from skonline.dask import fit_sketch
+    >>> from skonline.decomposition import RobustFrequentDirections
+    >>> X = da.random.default_rng(0).standard_normal((4000, 50), chunks=(500, 50))
+    >>> rfd = fit_sketch(RobustFrequentDirections(n_components=5), X)
+    >>> rfd.n_samples_seen_, rfd.transform(X[:3].compute()).shape
+    (4000, (3, 5))
+    """
+    import dask
+    import dask.array as da
+
+    from .decomposition._frequent_directions import _BaseFrequentDirections
+
+    if not isinstance(estimator, _BaseFrequentDirections):
+        raise TypeError(
+            "fit_sketch needs a FrequentDirections or RobustFrequentDirections estimator "
+            f"(a mergeable sketch); got {type(estimator).__name__}"
+        )
+    if not isinstance(split_every, Integral) or split_every < 2:
+        raise ValueError(f"split_every must be an integer >= 2, got {split_every!r}")
+    arity = int(split_every)
+    X = da.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    blocks = list(X.to_delayed().ravel())
+    seeds = _block_seeds(estimator, len(blocks))
+    level = []
+    for block, seed in zip(blocks, seeds, strict=True):
+        sketch = clone(estimator)
+        if seed is not None:
+            sketch.set_params(random_state=seed)
+        level.append(dask.delayed(_fit_block)(sketch, block))
+    while len(level) > 1:
+        level = [
+            dask.delayed(_merge_group)(*level[i : i + arity]) for i in range(0, len(level), arity)
+        ]
+    root = level[0]
+    return root.compute() if compute else root
+
+
+def _block_seeds(estimator, n_blocks):
+    """Independent seeds for the blocks of a randomized sparse sketch (else ``None``)."""
+    if estimator.sparse_solver != "randomized" or not isinstance(estimator.random_state, Integral):
+        return [None] * n_blocks
+    children = np.random.SeedSequence(int(estimator.random_state)).spawn(n_blocks)
+    return [int(child.generate_state(1)[0]) for child in children]

@@ -1,0 +1,430 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Compiled pass of the Frequent Directions sketches (dense rows, Gram-block compactions).
+
+One ordered pass over the rows of a dense batch (Luo et al. 2019, Algorithms
+4/5 with the doubling buffer; 1/2 with a single buffer). Each row is written
+into the sketch's buffer, centred by the running mean when asked (Welford: the
+row ``r_t = sqrt((t-1)/t) (x_t - μ_{t-1})``, so that ``Σ r_t r_tᵀ`` is exactly
+the centred scatter of the rows seen). When the buffer is full it is compacted
+through its Gram matrix, built block by block:
+
+* the first ``n_orth`` rows are the sketch left by the previous compaction;
+  they are orthogonal with known squared norms, so their block of the Gram
+  matrix is diagonal and is never recomputed;
+* only the cross block (new rows x sketch rows, one ``dgemm``) and the new
+  rows' own block (one ``dsyrk``) are computed;
+* one ``dsyevd`` of the Gram matrix gives the new rows
+  ``diag(sqrt(kept / λ)) Uᵀ [B; X]`` (one ``dgemm``).
+
+No Python runs between compactions. The caller passes copies of the state
+arrays (buffer, squared norms, mean, per-feature sums of squares); they are
+updated in place.
+"""
+
+from libc.math cimport fabs, isfinite, sqrt
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
+from scipy.linalg.cython_blas cimport dgemm, dsyrk
+from scipy.linalg.cython_lapack cimport dsyevd
+
+import numpy as np
+
+ctypedef fused floating_in:
+    float
+    double
+
+cdef double EPS = np.finfo(np.float64).eps
+
+#: Variant codes of the shrink step (``shrunk_squares`` in ``_sketch.py``).
+VARIANT_CODES = {"fd": 0, "pfd": 1, "isvd": 2}
+
+cdef enum:
+    DONE = 0
+    FALLBACK = 1  # Gram matrix not finite or eigensolver failure: compact by SVD
+
+#: Status codes returned by :func:`gram_pass`.
+STATUS_DONE = DONE
+STATUS_FALLBACK = FALLBACK
+
+
+cdef inline void welford_row(const floating_in* x, Py_ssize_t stride, int d, double* row,
+                             double* mean, double* m2, long long t, bint center) noexcept nogil:
+    """Write row ``t`` (1-based count) into ``row``: centred by Welford, or copied."""
+    cdef int j
+    cdef double c, inv, delta, v
+    if center:
+        c = sqrt((t - 1.0) / t)
+        inv = 1.0 / t
+        if stride == 1:
+            for j in range(d):
+                delta = x[j] - mean[j]
+                mean[j] += delta * inv
+                v = c * delta
+                row[j] = v
+                m2[j] += v * v
+        else:
+            for j in range(d):
+                delta = x[j * stride] - mean[j]
+                mean[j] += delta * inv
+                v = c * delta
+                row[j] = v
+                m2[j] += v * v
+    else:
+        if stride == 1:
+            for j in range(d):
+                v = x[j]
+                row[j] = v
+                m2[j] += v * v
+        else:
+            for j in range(d):
+                v = x[j * stride]
+                row[j] = v
+                m2[j] += v * v
+
+
+cdef inline bint all_zero(const double* row, int d) noexcept nogil:
+    cdef int j
+    for j in range(d):
+        if row[j] != 0.0:
+            return False
+    return True
+
+
+cdef int shrink(const double* lam, int n_values, int m, int variant, int pfd_q,
+                double* kept, double* delta_out) noexcept nogil:
+    """The shrink step on the squared singular values ``lam`` (descending, clipped at 0).
+
+    Returns the number ``k`` of kept values; ``kept[:k]`` and ``delta_out``
+    as :func:`skonline.utils._sketch.shrunk_squares`.
+    """
+    cdef int i, k
+    cdef double delta = lam[m - 1] if n_values >= m else 0.0
+    if n_values and delta <= n_values * EPS * lam[0]:
+        delta = 0.0  # numerically rank < m: rounding noise is not shrinkage
+    k = m - 1 if m - 1 < n_values else n_values
+    for i in range(k):
+        if variant == 0 or (variant == 1 and i >= m - pfd_q):
+            kept[i] = lam[i] - delta if lam[i] > delta else 0.0
+        else:
+            kept[i] = lam[i]
+    delta_out[0] = delta
+    return k
+
+
+cdef int compact(double* buf, int d, int cap, int n_orth, double* squares, int m,
+                 int variant, int pfd_q, double* G, double* w, double* work, int lwork,
+                 int* iwork, int liwork, double* lam, double* kept, double* W,
+                 double* rows, double* delta_out) noexcept nogil:
+    """Compact the full buffer in place; returns the number of rows kept, or -1 (fallback).
+
+    ``buf`` is row major ``cap x d``: to BLAS, a column-major ``d x cap``
+    matrix whose columns are the rows. Small matrices are column major.
+    """
+    cdef int ng = cap, r = n_orth, b = cap - n_orth, i, j, k, n_values, info = 0
+    cdef int top
+    cdef double one = 1.0, zero = 0.0, scale, big
+    memset(G, 0, ng * ng * sizeof(double))
+    for i in range(r):
+        G[i + i * ng] = squares[i]
+    if r > 0 and b > 0:  # G[r:, :r] = X_new · Bᵀ
+        dgemm(b"T", b"N", &b, &r, &d, &one, buf + r * d, &d, buf, &d, &zero, G + r, &ng)
+    if b > 0:  # lower triangle of G[r:, r:] = X_new · X_newᵀ
+        dsyrk(b"L", b"T", &b, &d, &one, buf + r * d, &d, &zero, G + r + r * ng, &ng)
+    for j in range(ng):
+        for i in range(j, ng):
+            if not isfinite(G[i + j * ng]):
+                return -1
+    dsyevd(b"V", b"L", &ng, G, &ng, w, work, &lwork, iwork, &liwork, &info)
+    if info != 0:
+        return -1
+    n_values = ng if ng < d else d
+    for i in range(n_values):  # descending, clipped at 0
+        lam[i] = w[ng - 1 - i] if w[ng - 1 - i] > 0.0 else 0.0
+    k = shrink(lam, n_values, m, variant, pfd_q, kept, delta_out)
+    for i in range(k):  # W[:, i] = ±sqrt(kept_i / λ_i) u_i, largest |u_ij| positive
+        top = ng - 1 - i
+        scale = sqrt(kept[i] / lam[i]) if lam[i] > 0.0 else 0.0
+        big = 0.0
+        for j in range(ng):
+            if fabs(G[j + top * ng]) > fabs(big):
+                big = G[j + top * ng]
+        if big < 0.0:
+            scale = -scale
+        for j in range(ng):
+            W[j + i * ng] = scale * G[j + top * ng]
+    if k > 0:  # rows (d x k, column major) = bufᵀ W
+        dgemm(b"N", b"N", &d, &k, &ng, &one, buf, &d, W, &ng, &zero, rows, &d)
+        memcpy(buf, rows, k * d * sizeof(double))
+    for i in range(k):
+        squares[i] = kept[i]
+    return k
+
+
+def gram_pass(
+    double[:, ::1] buffer,
+    double[::1] squares,
+    Py_ssize_t n_rows,
+    Py_ssize_t n_orth,
+    const floating_in[:, :] X,
+    Py_ssize_t start,
+    int m,
+    int variant,
+    int pfd_q,
+    bint center,
+    bint skip_zero_rows,
+    double[::1] mean,
+    double[::1] m2,
+    long long count,
+    double[::1] deltas,
+):
+    """Stream rows ``X[start:]`` into the buffer; compact through the Gram matrix when full.
+
+    Parameters
+    ----------
+    buffer : ndarray of shape (capacity, d)
+        Rows ``[0, n_rows)`` hold the sketch; the first ``n_orth`` of them are
+        orthogonal with squared norms ``squares[:n_orth]``. Updated in place.
+    squares : ndarray of shape (capacity,)
+    n_rows, n_orth : int
+    X : ndarray of shape (n, d), float32 or float64, any strides
+    start : int
+        First row of ``X`` to stream.
+    m : int
+        Sketch size (``m - 1`` rows kept per compaction).
+    variant, pfd_q : int
+        Shrink variant code (:data:`VARIANT_CODES`) and PFD's number of shrunk values.
+    center : bool
+        Stream Welford rows (centred by the running mean) instead of the rows.
+    skip_zero_rows : bool
+        Do not append rows that are exactly zero (after centring).
+    mean, m2 : ndarray of shape (d,)
+        Running mean and per-feature sums of the squared streamed rows; updated.
+    count : int
+        Rows seen before this call.
+    deltas : ndarray
+        Receives the shrinkage ``δ`` of each compaction (large enough for all).
+
+    Returns
+    -------
+    n_rows, n_orth, count, n_deltas, stop, status : tuple
+        ``status`` is :data:`STATUS_DONE` when every row was streamed, or
+        :data:`STATUS_FALLBACK` when a compaction could not be done through the
+        Gram matrix: the buffer is then full and unchanged, the rows up to
+        ``stop`` have been streamed, and the caller compacts by SVD and calls
+        again from ``stop``.
+    """
+    cdef int d = buffer.shape[1], cap = buffer.shape[0]
+    cdef Py_ssize_t n = X.shape[0], i
+    cdef Py_ssize_t stride = X.strides[1] // sizeof(floating_in)
+    cdef int lwork = 1 + 6 * cap + 2 * cap * cap, liwork = 3 + 5 * cap
+    cdef int k, n_deltas = 0, status = DONE
+    cdef Py_ssize_t stop = n
+    cdef double delta
+    cdef double* buf = &buffer[0, 0]
+    cdef double* sq = &squares[0]
+    cdef double* mu = &mean[0]
+    cdef double* ss = &m2[0]
+    cdef double* G = <double*> malloc(cap * cap * sizeof(double))
+    cdef double* w = <double*> malloc(cap * sizeof(double))
+    cdef double* work = <double*> malloc(lwork * sizeof(double))
+    cdef int* iwork = <int*> malloc(liwork * sizeof(int))
+    cdef double* lam = <double*> malloc(cap * sizeof(double))
+    cdef double* kept = <double*> malloc(cap * sizeof(double))
+    cdef double* W = <double*> malloc(cap * cap * sizeof(double))
+    cdef double* rows = <double*> malloc(<size_t> cap * d * sizeof(double))
+    if not (G and w and work and iwork and lam and kept and W and rows):
+        free(G); free(w); free(work); free(iwork); free(lam); free(kept); free(W); free(rows)
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(start, n):
+                if n_rows == cap:  # full on entry: the previous call stopped for a fallback
+                    status = FALLBACK
+                    stop = i
+                    break
+                count += 1
+                welford_row(&X[i, 0], stride, d, buf + n_rows * d, mu, ss, count, center)
+                if skip_zero_rows and all_zero(buf + n_rows * d, d):
+                    continue
+                n_rows += 1
+                if n_rows == cap:
+                    k = compact(buf, d, cap, <int> n_orth, sq, m, variant, pfd_q, G, w, work,
+                                lwork, iwork, liwork, lam, kept, W, rows, &delta)
+                    if k < 0:
+                        status = FALLBACK
+                        stop = i + 1
+                        break
+                    deltas[n_deltas] = delta
+                    n_deltas += 1
+                    n_rows = k
+                    n_orth = k
+    finally:
+        free(G); free(w); free(work); free(iwork); free(lam); free(kept); free(W); free(rows)
+    return n_rows, n_orth, count, n_deltas, stop, status
+
+
+def welford_rows(
+    const floating_in[:, :] X,
+    double[::1] mean,
+    double[::1] m2,
+    long long count,
+    bint center,
+):
+    """The rows a pass streams (Welford-centred or copied), as a new float64 array.
+
+    The same arithmetic as :func:`gram_pass`, row by row; ``mean`` and ``m2``
+    are updated in place. Returns ``(rows, count)``.
+    """
+    cdef int d = X.shape[1]
+    cdef Py_ssize_t n = X.shape[0], i
+    cdef Py_ssize_t stride = X.strides[1] // sizeof(floating_in)
+    out = np.empty((n, d), dtype=np.float64)
+    cdef double[:, ::1] R = out
+    if n == 0 or d == 0:
+        return out, count
+    with nogil:
+        for i in range(n):
+            count += 1
+            welford_row(&X[i, 0], stride, d, &R[i, 0], &mean[0], &m2[0], count, center)
+    return out, count
+
+
+def max_abs_finite(const floating_in[:, :] X):
+    """``(max |x|, code)`` of a dense matrix in one pass: code 0 finite, 1 NaN, 2 infinite.
+
+    The magnitude guard of the sketches without the two passes (max, min) and
+    the finiteness pass of the generic validation.
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], i, j
+    cdef double v, a, best = 0.0
+    cdef int code = 0
+    with nogil:
+        for i in range(n):
+            for j in range(d):
+                v = X[i, j]
+                if v != v:
+                    code = 1
+                    break
+                a = fabs(v)
+                if a > best:
+                    best = a
+            if code:
+                break
+    if code == 0 and not isfinite(best):
+        code = 2
+    return best, code
+
+
+def csr_times_transpose(const long long[::1] indptr, const long long[::1] indices,
+                        const double[::1] data, const double[:, ::1] D):
+    """``X Dᵀ`` for CSR ``X`` (b x d) and dense row-major ``D`` (r x d): ``O(nnz · r)``.
+
+    Never forms ``Dᵀ`` (``scipy.sparse`` would copy it to C order).
+    """
+    cdef Py_ssize_t b = indptr.shape[0] - 1, r = D.shape[0], i, p, k
+    cdef long long j
+    cdef double v
+    out = np.zeros((b, r), dtype=np.float64)
+    cdef double[:, ::1] O = out
+    with nogil:
+        for i in range(b):
+            for p in range(indptr[i], indptr[i + 1]):
+                j = indices[p]
+                v = data[p]
+                for k in range(r):
+                    O[i, k] += v * D[k, j]
+    return out
+
+
+def add_transpose_times_csr(double[:, ::1] out, const double[:, ::1] M,
+                            const long long[::1] indptr, const long long[::1] indices,
+                            const double[::1] data):
+    """``out += Mᵀ X`` in place for CSR ``X`` (b x d), ``M`` (b x k), ``out`` (k x d)."""
+    cdef Py_ssize_t b = indptr.shape[0] - 1, kk = M.shape[1], i, p, k
+    cdef long long j
+    cdef double v
+    with nogil:
+        for i in range(b):
+            for p in range(indptr[i], indptr[i + 1]):
+                j = indices[p]
+                v = data[p]
+                for k in range(kk):
+                    out[k, j] += M[i, k] * v
+
+
+def csr_times_dense(const long long[::1] indptr, const long long[::1] indices,
+                    const double[::1] data, const double[:, ::1] V):
+    """``X V`` for CSR ``X`` (b x d) and C-ordered ``V`` (d x p): ``O(nnz · p)``."""
+    cdef Py_ssize_t b = indptr.shape[0] - 1, p = V.shape[1], i, q, k
+    cdef long long j
+    cdef double v
+    out = np.zeros((b, p), dtype=np.float64)
+    cdef double[:, ::1] O = out
+    with nogil:
+        for i in range(b):
+            for q in range(indptr[i], indptr[i + 1]):
+                j = indices[q]
+                v = data[q]
+                for k in range(p):
+                    O[i, k] += v * V[j, k]
+    return out
+
+
+def csr_transpose_times_dense(const long long[::1] indptr, const long long[::1] indices,
+                              const double[::1] data, const double[:, ::1] W, Py_ssize_t d):
+    """``Xᵀ W`` for CSR ``X`` (b x d) and ``W`` (b x p), as a C-ordered (d x p) array."""
+    cdef Py_ssize_t b = indptr.shape[0] - 1, p = W.shape[1], i, q, k
+    cdef long long j
+    cdef double v
+    out = np.zeros((d, p), dtype=np.float64)
+    cdef double[:, ::1] O = out
+    with nogil:
+        for i in range(b):
+            for q in range(indptr[i], indptr[i + 1]):
+                j = indices[q]
+                v = data[q]
+                for k in range(p):
+                    O[j, k] += v * W[i, k]
+    return out
+
+
+def csr_gram(const long long[::1] indptr, const long long[::1] indices, const double[::1] data):
+    """``X Xᵀ`` (b x b) for CSR ``X`` with sorted indices: merged sparse dot products."""
+    cdef Py_ssize_t b = indptr.shape[0] - 1, i, j
+    cdef long long p, q, pe, qe
+    cdef double s
+    out = np.zeros((b, b), dtype=np.float64)
+    cdef double[:, ::1] O = out
+    with nogil:
+        for i in range(b):
+            for j in range(i + 1):
+                p, pe = indptr[i], indptr[i + 1]
+                q, qe = indptr[j], indptr[j + 1]
+                s = 0.0
+                while p < pe and q < qe:
+                    if indices[p] == indices[q]:
+                        s += data[p] * data[q]
+                        p += 1
+                        q += 1
+                    elif indices[p] < indices[q]:
+                        p += 1
+                    else:
+                        q += 1
+                O[i, j] = s
+                O[j, i] = s
+    return out
+
+
+def csr_column_sums(const long long[::1] indptr, const long long[::1] indices,
+                    const double[::1] data, double[::1] total, double[::1] squares):
+    """``total += Xᵀ1`` and ``squares += (X∘X)ᵀ1`` in place: ``O(nnz)``."""
+    cdef Py_ssize_t b = indptr.shape[0] - 1, i
+    cdef long long q, j
+    cdef double v
+    with nogil:
+        for i in range(b):
+            for q in range(indptr[i], indptr[i + 1]):
+                j = indices[q]
+                v = data[q]
+                total[j] += v
+                squares[j] += v * v

@@ -1,0 +1,393 @@
+"""The sketches as drop-in IncrementalPCA replacements: centring, PCA attributes, merges, sparse.
+
+The reference for the centring is a slow transcription: Welford rows
+``r_t = sqrt((t-1)/t)(x_t − μ_{t−1})`` computed in Python, streamed into the
+textbook Frequent Directions of ``test_frequent_directions.py``.
+"""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_breast_cancer, load_digits, load_wine
+from sklearn.decomposition import PCA, IncrementalPCA
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from skonline.utils._sketch_fast import STATUS_FALLBACK, welford_rows
+
+from skonline import FrequentDirections, RobustFrequentDirections
+from skonline.decomposition._frequent_directions import auto_sketch_size
+from skonline.utils import _sketch
+from skonline.utils._sketch import CsrRows, WelfordBlock, dense_pass, randomized_sparse_pass
+
+from .test_frequent_directions import estimate, spectral, textbook_fd
+
+EPS = np.finfo(np.float64).eps
+
+
+# --------------------------------------------------------------- references
+def welford_reference(A):
+    """Welford rows, one Python float at a time: the slow transcription."""
+    n, d = A.shape
+    mean = [0.0] * d
+    out = np.zeros((n, d))
+    for t in range(1, n + 1):
+        c = ((t - 1.0) / t) ** 0.5
+        for j in range(d):
+            delta = float(A[t - 1, j]) - mean[j]
+            mean[j] += delta * (1.0 / t)
+            out[t - 1, j] = c * delta
+    return out, np.array(mean)
+
+
+def centred(A):
+    return A - A.mean(axis=0)
+
+
+def tail_bounds(S, m):
+    """‖S − S_k‖_F² / (m − k) for every k < m (FD's bound on Δ)."""
+    s2 = np.linalg.svd(S, compute_uv=False) ** 2
+    return [s2[k:].sum() / (m - k) for k in range(m)]
+
+
+def projection_error(est, X):
+    return float(np.sum((X - est.inverse_transform(est.transform(X))) ** 2))
+
+
+# ---------------------------------------------------------- the centring
+def test_welford_rows_match_the_slow_transcription(low_rank_plus_noise):
+    A = low_rank_plus_noise(n=80, d=7, rank=3) + 50.0
+    ref, ref_mean = welford_reference(A)
+    mean, m2 = np.zeros(7), np.zeros(7)
+    R, count = welford_rows(A, mean, m2, 0, True)
+    assert count == 80
+    np.testing.assert_array_equal(R, ref)  # the same operations in the same order
+    np.testing.assert_array_equal(mean, ref_mean)
+    # Σ r rᵀ is the centred scatter exactly (up to the rounding of the running mean)
+    S = centred(A).T @ centred(A)
+    tol = 80 * EPS * np.sum(A * A)
+    np.testing.assert_allclose(R.T @ R, S, rtol=0, atol=tol)
+    np.testing.assert_allclose(m2, np.diag(S), rtol=0, atol=tol)
+
+
+@pytest.mark.parametrize("buffer", ["double", "single"])
+@pytest.mark.parametrize("compaction", ["gram", "svd"])
+def test_centred_sketch_is_textbook_fd_of_welford_rows(buffer, compaction, low_rank_plus_noise):
+    A = low_rank_plus_noise(n=157, d=23) + 3.0
+    m = 5
+    R, _ = welford_reference(A)
+    B_ref, alpha_ref, n_svd = textbook_fd(R, m, doubling=buffer == "double", robust=True)
+    rfd = RobustFrequentDirections(sketch_size=m, buffer=buffer, compaction=compaction).fit(A)
+    B = rfd.sketch_
+    scale = np.sum(R * R)
+    np.testing.assert_allclose(B.T @ B, B_ref.T @ B_ref, rtol=0, atol=1e-10 * scale)
+    assert abs(rfd.alpha_ - alpha_ref) <= 1e-10 * scale
+    assert rfd.n_compactions_ == n_svd
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+@pytest.mark.parametrize("m", [4, 10])
+def test_centred_bound_holds_for_the_centred_matrix(m, offset, low_rank_plus_noise):
+    A = low_rank_plus_noise(n=700, d=30, seed=3) + offset
+    Ac = centred(A)
+    S = Ac.T @ Ac
+    fd = FrequentDirections(sketch_size=m).fit(A)
+    rfd = RobustFrequentDirections(sketch_size=m).fit(A)
+    fro2 = np.sum(Ac * Ac)
+    # rounding of the running mean: eps per row relative to the offset's energy
+    tol = A.shape[0] * EPS * (1.0 + offset**2) * fro2
+    eig = np.linalg.eigvalsh(S - fd.sketch_.T @ fd.sketch_)
+    assert eig[0] >= -tol  # S − BᵀB ⪰ 0
+    assert eig[-1] <= fd.shrinkage_ + tol  # ⪯ Δ I
+    assert fd.shrinkage_ <= min(tail_bounds(Ac, m)) * (1 + 1e-9) + tol
+    assert spectral(S - estimate(rfd)) <= rfd.shrinkage_ / 2 + tol  # RFD: half
+    np.testing.assert_allclose(fd.mean_, A.mean(axis=0), rtol=1e-12, atol=tol)
+    np.testing.assert_allclose(fd.var_, A.var(axis=0), rtol=1e-9)
+
+
+def test_uncentred_sketch_of_offset_data_wastes_a_direction_on_the_mean(low_rank_plus_noise):
+    A = low_rank_plus_noise(n=400, d=20, seed=1) + 30.0
+    plain = RobustFrequentDirections(n_components=3, center=False).fit(A)
+    mean_direction = A.mean(axis=0) / np.linalg.norm(A.mean(axis=0))
+    assert abs(plain.components_[0] @ mean_direction) > 0.99
+    centred_fit = RobustFrequentDirections(n_components=3).fit(A)
+    assert abs(centred_fit.components_[0] @ mean_direction) < 0.5
+    assert projection_error(centred_fit, A) < projection_error(plain, A)
+    np.testing.assert_array_equal(plain.mean_, 0.0)
+
+
+# ---------------------------------------------------- the IncrementalPCA API
+def test_exact_sketch_reproduces_pca_attributes():
+    """A sketch with sketch_size > n_features never shrinks: every PCA attribute is exact."""
+    X = load_wine().data
+    k = 4
+    pca = PCA(n_components=k).fit(X)
+    for cls in (FrequentDirections, RobustFrequentDirections):
+        est = cls(n_components=k).fit(X)
+        assert est.sketch_size_ == X.shape[1] + 1 and est.shrinkage_ == 0.0
+        scale = pca.explained_variance_[0]
+        tol = X.shape[0] * EPS * np.sum(X * X) / X.shape[0]
+        np.testing.assert_allclose(est.mean_, pca.mean_, rtol=1e-12)
+        np.testing.assert_allclose(est.explained_variance_, pca.explained_variance_, rtol=1e-9)
+        np.testing.assert_allclose(
+            est.explained_variance_ratio_, pca.explained_variance_ratio_, rtol=1e-9
+        )
+        np.testing.assert_allclose(est.singular_values_, pca.singular_values_, rtol=1e-9)
+        np.testing.assert_allclose(est.noise_variance_, pca.noise_variance_, rtol=1e-9)
+        np.testing.assert_allclose(
+            np.abs(est.components_ @ pca.components_.T), np.eye(k), atol=1e-8
+        )
+        np.testing.assert_allclose(est.get_covariance(), pca.get_covariance(), atol=tol)
+        np.testing.assert_allclose(
+            est.get_precision() @ pca.get_covariance(), np.eye(X.shape[1]), atol=1e-8
+        )
+        np.testing.assert_allclose(
+            np.abs(est.transform(X)), np.abs(pca.transform(X)), rtol=1e-8, atol=1e-8 * scale
+        )
+
+
+def test_whiten_and_inverse_transform_round_trip():
+    X = load_digits().data
+    est = RobustFrequentDirections(n_components=6, whiten=True).fit(X)
+    Z = est.transform(X)
+    assert Z.shape == (X.shape[0], 6)
+    # unit variance along each component, up to the sketch's variance estimate
+    np.testing.assert_allclose(Z.var(axis=0, ddof=1), 1.0, rtol=0.2)
+    plain = RobustFrequentDirections(n_components=6).fit(X)
+    np.testing.assert_allclose(
+        est.inverse_transform(Z), plain.inverse_transform(plain.transform(X))
+    )
+    np.testing.assert_allclose(est.get_covariance(), plain.get_covariance())  # whiten-free
+
+
+@pytest.mark.parametrize("cls", [FrequentDirections, RobustFrequentDirections])
+def test_pipeline_written_for_incremental_pca_works_unchanged(cls):
+    X, y = load_breast_cancer(return_X_y=True)
+    k = 5
+    results = {}
+    for name, reducer in (
+        ("ipca", IncrementalPCA(n_components=k)),
+        ("sketch", cls(n_components=k)),
+    ):
+        pipe = make_pipeline(StandardScaler(), reducer, LogisticRegression(max_iter=1000))
+        pipe.fit(X, y)
+        fitted = pipe[1]
+        assert fitted.transform(pipe[0].transform(X)).shape == (X.shape[0], k)
+        for attr in (
+            "components_",
+            "explained_variance_",
+            "explained_variance_ratio_",
+            "singular_values_",
+            "mean_",
+            "var_",
+            "noise_variance_",
+            "n_components_",
+            "n_samples_seen_",
+        ):
+            getattr(fitted, attr)
+        assert fitted.get_covariance().shape == (X.shape[1],) * 2
+        assert fitted.get_precision().shape == (X.shape[1],) * 2
+        names = fitted.get_feature_names_out()
+        assert len(names) == k and names[0].endswith("0")
+        results[name] = pipe.score(X, y)
+    assert results["sketch"] >= results["ipca"] - 0.02
+    search = GridSearchCV(
+        make_pipeline(StandardScaler(), cls(), LogisticRegression(max_iter=1000)),
+        {f"{cls.__name__.lower()}__n_components": [2, 5]},
+        cv=3,
+    ).fit(X, y)
+    assert search.best_params_
+    frame = pd.DataFrame(X[:, :6], columns=[f"f{i}" for i in range(6)])
+    out = cls(n_components=2).set_output(transform="pandas").fit(frame).transform(frame)
+    assert list(out.columns) == [f"{cls.__name__.lower()}{i}" for i in range(2)]
+
+
+@pytest.mark.parametrize(
+    "loader", [load_digits, load_breast_cancer, load_wine], ids=["digits", "cancer", "wine"]
+)
+@pytest.mark.parametrize("k", [2, 5, 10])
+def test_auto_sketch_matches_incremental_pca_projection_error(loader, k):
+    """The "auto" sketch size keeps the rank-k projection error within 10 % of IncrementalPCA's."""
+    X = loader().data
+    rng = np.random.default_rng(0)
+    for order in (np.arange(X.shape[0]), rng.permutation(X.shape[0])):
+        Xo = X[order]
+        ipca = IncrementalPCA(n_components=k).fit(Xo)
+        rfd = RobustFrequentDirections(n_components=k).fit(Xo)
+        assert rfd.sketch_size_ == auto_sketch_size(k, X.shape[1])
+        assert projection_error(rfd, Xo) <= 1.1 * projection_error(ipca, Xo)
+
+
+def test_n_components_and_sketch_size_resolution():
+    X = np.random.default_rng(0).standard_normal((100, 40))
+    assert RobustFrequentDirections().fit(X).n_components_ == 19  # auto: 20, keeps 19
+    assert RobustFrequentDirections(n_components=3).fit(X).sketch_size_ == 14
+    assert RobustFrequentDirections(sketch_size=7).fit(X).n_components_ == 6
+    assert RobustFrequentDirections(n_components=3).fit(X[:, :4]).sketch_size_ == 5
+    with pytest.raises(ValueError, match="n_components=8"):
+        RobustFrequentDirections(n_components=8, sketch_size=8).fit(X)
+    # n_components only shapes the read-out: it may change mid-stream, within the sketch
+    est = RobustFrequentDirections(n_components=3).fit(X)
+    est.set_params(n_components=10).partial_fit(X)
+    assert est.transform(X).shape == (100, 10) and est.sketch_size_ == 14
+
+
+# ------------------------------------------------------------------ merge
+@pytest.mark.parametrize("center", [True, False])
+@pytest.mark.parametrize("cls", [FrequentDirections, RobustFrequentDirections])
+def test_merge_returns_a_new_sketch_and_keeps_the_bound(cls, center, low_rank_plus_noise):
+    A = low_rank_plus_noise(n=900, d=25, seed=9) + (4.0 if center else 0.0)
+    m = 6
+    parts = np.split(A, [200, 430, 700])
+    sketches = [cls(sketch_size=m, center=center).fit(p) for p in parts]
+    before = [pickle.dumps(s) for s in sketches]
+    merged = (sketches[0] + sketches[1]).merge(sketches[2] + sketches[3])
+    assert [pickle.dumps(s) for s in sketches] == before  # no argument is modified
+    assert merged is not sketches[0] and merged.n_samples_seen_ == 900
+    S = centred(A) if center else A
+    np.testing.assert_allclose(merged.mean_, A.mean(axis=0) if center else 0.0, atol=1e-12)
+    np.testing.assert_allclose(merged.var_ * 900, np.sum(S * S, axis=0), rtol=1e-10)
+    tol = 900 * EPS * np.sum(A * A)
+    eig = np.linalg.eigvalsh(S.T @ S - merged.sketch_.T @ merged.sketch_)
+    assert eig[0] >= -tol and eig[-1] <= merged.shrinkage_ + tol
+    assert merged.shrinkage_ <= min(tail_bounds(S, m)) * (1 + 1e-9)
+    if cls is RobustFrequentDirections:
+        assert merged.alpha_ == merged.shrinkage_ / 2
+        assert spectral(S.T @ S - estimate(merged)) <= merged.shrinkage_ / 2 + tol
+    # the merged sketch is as good as a single pass, and keeps streaming
+    single = cls(sketch_size=m, center=center).fit(A)
+    assert merged.score(A) >= 2 * single.score(A)
+    merged.partial_fit(A[:10])
+    assert merged.n_samples_seen_ == 910
+
+
+def test_merge_rejects_a_different_centring(low_rank_plus_noise):
+    A = low_rank_plus_noise(n=60, d=10)
+    with pytest.raises(ValueError, match="center"):
+        RobustFrequentDirections(sketch_size=4).fit(A).merge(
+            RobustFrequentDirections(sketch_size=4, center=False).fit(A)
+        )
+    with pytest.raises(TypeError):
+        RobustFrequentDirections(sketch_size=4).fit(A) + 1
+
+
+# ------------------------------------------------------------------ sparse
+@pytest.mark.parametrize("center", [True, False])
+def test_csr_rows_give_the_dense_sketch(center):
+    X = sp.random(400, 60, density=0.05, format="csr", random_state=3)
+    dense = RobustFrequentDirections(sketch_size=6, center=center).fit(X.toarray())
+    csr = RobustFrequentDirections(sketch_size=6, center=center)
+    for start in range(0, 400, 37):
+        csr.partial_fit(X[start : start + 37])
+    fro2 = float(X.multiply(X).sum())
+    tol = csr.n_compactions_ * X.shape[1] * EPS * fro2
+    assert csr.n_compactions_ == dense.n_compactions_
+    np.testing.assert_allclose(estimate(csr), estimate(dense), rtol=0, atol=tol)
+    np.testing.assert_allclose(csr.mean_, dense.mean_, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(csr.score(X), dense.score(X.toarray()), rtol=1e-9)
+
+
+def test_welford_block_operators_match_its_dense_rows():
+    X = sp.random(30, 12, density=0.3, format="csr", random_state=0)
+    rng = np.random.default_rng(0)
+    s0 = rng.standard_normal(12) * 20
+    block = WelfordBlock(CsrRows.from_csr(X), 20, s0, center=True)
+    # the dense rows: Welford from a state of 20 rows with sum s0
+    mean, m2 = s0 / 20, np.zeros(12)
+    R, _ = welford_rows(X.toarray(), mean, m2, 20, True)
+    np.testing.assert_allclose(block.dense(), R, atol=1e-13)
+    V, W = rng.standard_normal((12, 3)), rng.standard_normal((30, 3))
+    np.testing.assert_allclose(block.matmat(V), R @ V, atol=1e-12)
+    np.testing.assert_allclose(block.rmatmat(W), R.T @ W, atol=1e-12)
+    np.testing.assert_allclose(block.gram(), R @ R.T, atol=1e-11)
+    D = rng.standard_normal((4, 12))
+    np.testing.assert_allclose(block.times_transpose(D), R @ D.T, atol=1e-12)
+    coef, M = block.transpose_weights(W)
+    rows = np.outer(coef, s0)
+    block.add_transpose_times(rows, M)
+    np.testing.assert_allclose(rows, W.T @ R, atol=1e-12)
+
+
+@pytest.mark.parametrize("center", [True, False])
+def test_randomized_sparse_blocks_keep_the_bound(center):
+    X = sp.random(3000, 400, density=0.01, format="csr", random_state=2)
+    m = 10
+    est = RobustFrequentDirections(
+        sketch_size=m, center=center, sparse_solver="randomized", random_state=0
+    ).fit(X)
+    A = X.toarray()
+    S = centred(A) if center else A
+    tol = 3000 * EPS * np.sum(A * A)
+    eig = np.linalg.eigvalsh(S.T @ S - est.sketch_.T @ est.sketch_)
+    assert eig[0] >= -tol  # always: every step removes a positive semi-definite part
+    assert eig[-1] <= est.shrinkage_ + tol  # with high probability (certified residuals)
+    assert est.shrinkage_ <= min(tail_bounds(S, m)) * (1 + 1e-9)
+    assert spectral(S.T @ S - estimate(est)) <= est.shrinkage_ / 2 + tol
+    again = RobustFrequentDirections(
+        sketch_size=m, center=center, sparse_solver="randomized", random_state=0
+    ).fit(X)
+    np.testing.assert_array_equal(again.sketch_, est.sketch_)  # seeded: reproducible
+
+
+def test_randomized_block_with_low_stable_rank_falls_back_to_exact():
+    # a block of rank p + 1: the residual is one direction, its stable rank 1 < m
+    rng = np.random.default_rng(0)
+    m, p = 4, 4 + _sketch.RANGE_OVERSAMPLE
+    X = sp.csr_matrix(rng.standard_normal((400, p + 1)) @ rng.standard_normal((p + 1, 60)))
+    d = X.shape[1]
+    buffer, squares = np.zeros((2 * m, d)), np.zeros(2 * m)
+    out = randomized_sparse_pass(
+        buffer, squares, 0, 0, X, np.zeros(d), np.zeros(d), 0, m=m, rng=rng, center=False
+    )
+    n_rows = out[0]
+    A = X.toarray()
+    B = buffer[:n_rows]
+    Delta = float(np.sum(out[5]))
+    eig = np.linalg.eigvalsh(A.T @ A - B.T @ B)
+    tol = 400 * EPS * np.sum(A * A)
+    assert eig[0] >= -tol and eig[-1] <= Delta + tol
+    assert Delta <= min(tail_bounds(A, m)) * (1 + 1e-9)
+
+
+# ------------------------------------------------------- compiled pass
+def test_gram_pass_falls_back_to_svd_when_asked(monkeypatch, low_rank_plus_noise):
+    """A compaction the compiled pass cannot do (status FALLBACK) is done by SVD."""
+    A = low_rank_plus_noise(n=60, d=9)
+    real = _sketch.gram_pass
+    calls = {"n": 0}
+
+    def first_fails(buffer, squares, n_rows, n_orth, X, start, *args):
+        calls["n"] += 1
+        if calls["n"] > 1:
+            return real(buffer, squares, n_rows, n_orth, X, start, *args)
+        take = buffer.shape[0] - n_rows  # fill the buffer, then report a failure
+        buffer[n_rows:] = X[start : start + take]
+        return buffer.shape[0], n_orth, start + take, 0, start + take, STATUS_FALLBACK
+
+    monkeypatch.setattr(_sketch, "gram_pass", first_fails)
+    d = A.shape[1]
+    buffer, squares = np.zeros((8, d)), np.zeros(8)
+    n_rows, _, count, deltas = dense_pass(
+        buffer, squares, 0, 0, A, np.zeros(d), np.zeros(d), 0, m=4, center=False
+    )
+    B_ref, _, n_svd = textbook_fd(A, 4)
+    B = buffer[:n_rows]
+    assert calls["n"] == 2 and count == 60 and len(deltas) == n_svd
+    np.testing.assert_allclose(B.T @ B, B_ref.T @ B_ref, rtol=0, atol=1e-10 * np.sum(A * A))
+
+
+def test_gram_pass_reports_a_non_finite_gram_matrix():
+    d = 5
+    buffer, squares = np.zeros((4, d)), np.zeros(4)
+    X = np.ones((6, d))
+    X[2, 0] = np.nan  # validation refuses this; the kernel must not compact it
+    out = _sketch.gram_pass(
+        buffer, squares, 0, 0, X, 0, 2, 0, 1, False, False, np.zeros(d), np.zeros(d), 0,
+        np.zeros(8),
+    )  # fmt: skip
+    n_rows, _, _, n_done, stop, status = out
+    assert status == STATUS_FALLBACK and n_rows == 4 and stop == 4 and n_done == 0
