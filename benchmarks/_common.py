@@ -70,30 +70,6 @@ def best_time(run, timing, warmup=True):
     return best, result
 
 
-def interleaved_times(runs, rounds):
-    """Per-round wall-clock times of each run, the runs interleaved within every round.
-
-    ``runs``: ``{name: callable}``. Round ``r`` times every callable once, in an
-    order rotated by ``r``, so that a slow spell of a shared machine hits all
-    of them alike; compare them by :func:`median_ratio`, not by totals.
-    """
-    names = list(runs)
-    times = {name: [] for name in names}
-    for r in range(rounds):
-        k = r % len(names)
-        for name in names[k:] + names[:k]:
-            start = time.perf_counter()
-            runs[name]()
-            times[name].append(time.perf_counter() - start)
-    return times
-
-
-def median_ratio(times, numerator, denominator):
-    """Median over the rounds of ``times[numerator][r] / times[denominator][r]``."""
-    a, b = np.asarray(times[numerator]), np.asarray(times[denominator])
-    return float(np.median(a / b))
-
-
 @contextmanager
 def one_blas_thread():
     """Limit BLAS to one thread if threadpoolctl is installed; yields whether it is."""

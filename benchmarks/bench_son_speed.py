@@ -29,15 +29,14 @@ import numpy as np
 import scipy.sparse as sp
 from _common import (
     environment,
-    interleaved_times,
     load_average,
     log,
     markdown_table,
-    median_ratio,
     parse_args,
     source_digests,
     write_results,
 )
+from _rounds import interleaved, median_ratio
 from sklearn.linear_model import SGDClassifier
 
 from skonline.linear_model import RFDSONClassifier
@@ -73,9 +72,9 @@ def run_case(d, m, sparse, batches, rounds, seed):
 
         return run
 
-    copies = {"son": [copy.deepcopy(son) for _ in range(rounds)]}
-    copies["sgd"] = [copy.deepcopy(sgd) for _ in range(rounds)]
-    times = interleaved_times({"son": stream_into("son"), "sgd": stream_into("sgd")}, rounds)
+    copies = {"son": [copy.deepcopy(son) for _ in range(rounds + 1)]}
+    copies["sgd"] = [copy.deepcopy(sgd) for _ in range(rounds + 1)]  # + the warm-up round
+    times, _ = interleaved({"son": stream_into("son"), "sgd": stream_into("sgd")}, rounds)
     rows = batches * 1000
     return {
         "d": d,
