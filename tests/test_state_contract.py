@@ -193,3 +193,34 @@ def test_verbose_fit_prints_progress_and_learns_the_same(capsys, verbose, n_line
     assert "rows/s" in lines[-1] and "mean loss" in lines[-1]
     np.testing.assert_array_equal(loud.coef_, quiet.coef_)
     assert loud.cumulative_loss_ == quiet.cumulative_loss_
+
+
+def _verbose_estimators():
+    import inspect
+
+    import skonline
+    from skonline.decomposition import AdaptiveSubsetHedge
+
+    classes = [getattr(skonline, n) for n in skonline.__all__]
+    classes = [c for c in classes if inspect.isclass(c)] + [AdaptiveSubsetHedge]
+    return [c for c in classes if "verbose" in c().get_params()]
+
+
+@pytest.mark.parametrize("cls", _verbose_estimators(), ids=lambda c: c.__name__)
+def test_every_verbose_fit_prints_progress_and_learns_the_same(capsys, cls):
+    from sklearn.base import is_classifier, is_regressor
+
+    rng = np.random.default_rng(0)
+    X = np.abs(rng.standard_normal((1200, 4))) / 4  # non-negative rows of norm < 1
+    y = None
+    if is_classifier(cls()):
+        y = (X[:, 0] > X[:, 1]).astype(int)
+    elif is_regressor(cls()):
+        y = X @ [1.0, -1.0, 0.5, 0.0]
+    quiet = cls().fit(X, y)
+    assert capsys.readouterr().out == ""
+    loud = cls(verbose=1).fit(X, y)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) >= 5 and all(line.startswith(f"[{cls.__name__}] ") for line in lines)
+    assert "1200/1200 rows" in lines[-1] and "rows/s" in lines[-1]
+    assert pickle.dumps(loud._state) == pickle.dumps(quiet._state)

@@ -268,6 +268,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     _accept_sparse = "csr"
 
     _parameter_constraints: ClassVar[dict] = {
+        "verbose": ["verbose"],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "sketch_size": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "center": ["boolean"],
@@ -1076,6 +1077,10 @@ class FrequentDirections(_BaseFrequentDirections):
         ``variant="pfd"``.
 
 {_COMMON_PARAMS_TAIL}
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second), ``2`` one per 1000 rows.
+
     Attributes
     ----------
     alpha_ : float
@@ -1132,6 +1137,7 @@ class FrequentDirections(_BaseFrequentDirections):
         compaction="gram",
         sparse_solver="exact",
         random_state=None,
+        verbose=0,
     ):
         self.n_components = n_components
         self.sketch_size = sketch_size
@@ -1144,6 +1150,7 @@ class FrequentDirections(_BaseFrequentDirections):
         self.compaction = compaction
         self.sparse_solver = sparse_solver
         self.random_state = random_state
+        self.verbose = verbose
 
     def _variant(self):
         return self.variant
@@ -1190,6 +1197,10 @@ class RobustFrequentDirections(_BaseFrequentDirections):
         hyperparameter-free "RFD0".
 
 {_COMMON_PARAMS_TAIL}
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second), ``2`` one per 1000 rows.
+
     Attributes
     ----------
     alpha_ : float
@@ -1244,6 +1255,7 @@ class RobustFrequentDirections(_BaseFrequentDirections):
         compaction="gram",
         sparse_solver="exact",
         random_state=None,
+        verbose=0,
     ):
         self.n_components = n_components
         self.sketch_size = sketch_size
@@ -1255,6 +1267,7 @@ class RobustFrequentDirections(_BaseFrequentDirections):
         self.compaction = compaction
         self.sparse_solver = sparse_solver
         self.random_state = random_state
+        self.verbose = verbose
 
     def _is_robust(self):
         return True

@@ -64,6 +64,7 @@ class _BaseOnlinePCA(
     _accept_sparse = "csr"
 
     _parameter_constraints: ClassVar[dict] = {
+        "verbose": ["verbose"],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "center": ["boolean"],
         "eigenvalue_floor": [Interval(Real, 0, 1, closed="left")],
@@ -723,6 +724,10 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         first call.
 
 {_SHARED_PARAMS}
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second, mean loss so far), ``2`` one per 1000 rows.
+
     Attributes
     ----------
     fixed_share_ : float
@@ -782,6 +787,7 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         row_norm="scale",
         solver="auto",
         random_state=None,
+        verbose=0,
     ):
         self.n_components = n_components
         self.learning_rate = learning_rate
@@ -796,6 +802,7 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         self.row_norm = row_norm
         self.solver = solver
         self.random_state = random_state
+        self.verbose = verbose
 
     def _uses_auto(self):
         return self.learning_rate == "auto" or self.fixed_share == "auto"
@@ -923,6 +930,10 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         ``random_state`` when it is on.
 
 {_SHARED_PARAMS}
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second, mean loss so far), ``2`` one per 1000 rows.
+
     Attributes
     ----------
     mean_ : ndarray of shape (n_features,)
@@ -993,6 +1004,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         row_norm="scale",
         solver="auto",
         random_state=None,
+        verbose=0,
     ):
         self.n_components = n_components
         self.learning_rate = learning_rate
@@ -1010,6 +1022,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         self.row_norm = row_norm
         self.solver = solver
         self.random_state = random_state
+        self.verbose = verbose
 
     def _frozen_params(self):
         names = (

@@ -111,6 +111,10 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
     random_state : int, RandomState instance, Generator or None, default=None
         Seed of the random generator of :meth:`sample_subset` (the only use).
 
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second, mean loss so far), ``2`` one per 1000 rows.
+
     Attributes
     ----------
     weights_ : ndarray of shape (n_experts,)
@@ -151,6 +155,7 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
     """
 
     _parameter_constraints: ClassVar[dict] = {
+        "verbose": ["verbose"],
         "n_kept": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "fixed_share": [Interval(Real, 0, 1, closed="left")],
@@ -172,6 +177,7 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
         sampler="decomposition",
         keep_history=False,
         random_state=None,
+        verbose=0,
     ):
         self.n_kept = n_kept
         self.learning_rate = learning_rate
@@ -179,6 +185,7 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
         self.sampler = sampler
         self.keep_history = keep_history
         self.random_state = random_state
+        self.verbose = verbose
 
     def _frozen_params(self):
         return ("n_kept", "keep_history")

@@ -261,6 +261,10 @@ class OnlineVarianceMinimizer(
     random_state : int, RandomState instance, Generator or None, default=None
         Seed of the random generator of :meth:`sample_direction` (the only use).
 
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second, mean loss so far), ``2`` one per 1000 rows.
+
     Attributes
     ----------
     direction_ : ndarray of shape (n_features,)
@@ -324,6 +328,7 @@ class OnlineVarianceMinimizer(
     _accept_sparse = "csr"
 
     _parameter_constraints: ClassVar[dict] = {
+        "verbose": ["verbose"],
         "domain": [StrOptions({"sphere", "simplex"})],
         "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "fixed_share": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
@@ -351,6 +356,7 @@ class OnlineVarianceMinimizer(
         eigenvalue_floor=1e-16,
         keep_history=False,
         random_state=None,
+        verbose=0,
     ):
         self.domain = domain
         self.learning_rate = learning_rate
@@ -361,6 +367,7 @@ class OnlineVarianceMinimizer(
         self.eigenvalue_floor = eigenvalue_floor
         self.keep_history = keep_history
         self.random_state = random_state
+        self.verbose = verbose
 
     def _frozen_params(self):
         return ("domain", "keep_history")

@@ -83,6 +83,7 @@ class _BaseScaleInvariant(OnlineEstimator):
     _zero_is_positive = False  # a decision of exactly 0 is classes_[0]
 
     _parameter_constraints: ClassVar[dict] = {
+        "verbose": ["verbose"],
         "variant": [StrOptions({"auto", "coordinate", "diagonal", "full"})],
         "potential_width": [Interval(Real, MIN_POTENTIAL_WIDTH, None, closed="left")],
         "fit_intercept": ["boolean"],
@@ -378,6 +379,10 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
         ``g_k = p_k − 1[y = k]``; the regret bound then holds per output.
 
 {_COUNTER_DOC}
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second, mean loss so far), ``2`` one per 1000 rows.
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -449,6 +454,7 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
         center=False,
         rank_tol=1e-20,
         warm_start=False,
+        verbose=0,
     ):
         self.variant = variant
         self.loss = loss
@@ -462,6 +468,7 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
         self.center = center
         self.rank_tol = rank_tol
         self.warm_start = warm_start
+        self.verbose = verbose
 
     def _frozen_params(self):
         return (*super()._frozen_params(), "multi_class")
@@ -557,6 +564,10 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
 
 {_WIDTH_DOC}
 {_COUNTER_DOC}
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second, mean loss so far), ``2`` one per 1000 rows.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -618,6 +629,7 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
         center=False,
         rank_tol=1e-20,
         warm_start=False,
+        verbose=0,
     ):
         self.variant = variant
         self.loss = loss
@@ -632,6 +644,7 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
         self.center = center
         self.rank_tol = rank_tol
         self.warm_start = warm_start
+        self.verbose = verbose
 
     def _frozen_params(self):
         return (*super()._frozen_params(), "center_target")
