@@ -435,3 +435,59 @@ def choose_candidate(objective, kinds, n_segments):
     best = float(objective.min())
     tied = np.flatnonzero(objective == best)
     return int(tied[np.lexsort((tied, kinds[tied] != KEEP, n_segments[tied]))[0]])
+
+
+def _turn(a, b, c):
+    """``(1 − cos θ) / 2`` of the turn at ``b`` on the path ``a → b → c`` (0 if degenerate)."""
+    u = b - a
+    v = c - b
+    uv = np.sum(u * v, axis=-1)
+    nn = np.sqrt(np.sum(u * u, axis=-1)) * np.sqrt(np.sum(v * v, axis=-1))
+    cos = np.divide(uv, nn, out=np.ones_like(uv), where=nn > 0.0)
+    return 0.5 * (1.0 - np.clip(cos, -1.0, 1.0))
+
+
+def turn_cost(V):
+    """Sum of ``(1 − cos θ_i) / 2`` over the interior vertices of ``V``."""
+    if V.shape[0] < 3:
+        return 0.0
+    return float(np.sum(_turn(V[:-2], V[1:-1], V[2:])))
+
+
+def candidate_turn_costs(V, kinds, pos, gidx, G):
+    """``turn_cost`` of every candidate curve, from the turns it changes."""
+    k = V.shape[0] - 1
+    base = turn_cost(V)
+    out = np.full(kinds.size, base)
+
+    def t(i, j, l, pts=None, slot=None):
+        # turn at the middle of V[i], V[j], V[l]; a slot equal to -1 takes pts
+        P = [pts if s == -1 else V[s] for s in (i, j, l)]
+        return _turn(*P)
+
+    def old(j):
+        return float(_turn(V[j - 1], V[j], V[j + 1])) if 1 <= j <= k - 1 else 0.0
+
+    for kind in (1, 2, 3):
+        for p in np.unique(pos[kinds == kind]):
+            sel = np.flatnonzero((kinds == kind) & (pos == p))
+            g = G[gidx[sel]] if kind != 3 else None
+            p = int(p)
+            if kind == 1:
+                removed = old(p - 1) + old(p) + old(p + 1)
+                W = [V[j] for j in range(max(p - 2, 0), min(p + 2, k) + 1)]
+                off = max(p - 2, 0)
+                W[p - off] = g
+            elif kind == 2:
+                removed = old(p - 1) + old(p)
+                W = [V[j] for j in range(max(p - 2, 0), min(p + 1, k) + 1)]
+                off = max(p - 2, 0)
+                W.insert(p - off, g)
+            else:
+                removed = old(p - 1) + old(p) + old(p + 1)
+                W = [V[j] for j in range(max(p - 2, 0), min(p + 2, k) + 1) if j != p]
+            added = 0.0
+            for i in range(len(W) - 2):
+                added = added + _turn(W[i], W[i + 1], W[i + 2])
+            out[sel] = base - removed + added
+    return out

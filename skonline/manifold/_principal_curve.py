@@ -54,12 +54,16 @@ from ._lattice import (
 from ._local_search import (
     KEEP,
     apply_candidate,
+    candidate_turn_costs,
     choose_candidate,
     score_local_candidates,
     vertex_block,
     win_probability,
 )
 from ._row_memory import RowMemory, neighbourhood_mask
+
+#: Rows over which the default lattice step follows the data's spread.
+_WARM_UP_ROWS = 50
 
 __all__ = ["CurveParams", "CurveState", "SequentialPrincipalCurve", "curve_pass"]
 
@@ -100,6 +104,13 @@ class CurveState(OnlineState):
     pending_explore : bool
         Bandit estimator: the next row is an exploration row (full
         information). True for the first row after the initial ones.
+    mean : ndarray of shape (n_features,) or None
+        Mean of every row seen.
+    sq_dev : float
+        Sum of the squared distances of every row seen to their mean
+        (Welford), so ``spread = sqrt(sq_dev / n_samples_seen)``.
+    spacing_fixed : bool
+        The lattice step is final (given, or estimated over the warm-up).
     """
 
     rng: np.random.Generator
@@ -113,6 +124,15 @@ class CurveState(OnlineState):
     demotion: dict = field(default_factory=dict)
     pending_choice: tuple[bytes, float] | None = None
     pending_explore: bool = True
+    mean: np.ndarray | None = None
+    sq_dev: float = 0.0
+    spacing_fixed: bool = False
+
+    @property
+    def spread(self):
+        """Root mean squared distance of the rows seen to their mean."""
+        n = self.n_samples_seen
+        return math.sqrt(self.sq_dev / n) if n else 0.0
 
     @property
     def n_segments(self):
@@ -138,9 +158,13 @@ class CurveParams:
     importance_threshold: float = 0.1
     learning_rate: float | str = 100.0
     penalty: float | str = 8.0
-    length_penalty: float = 0.0
+    length_penalty: float = 0.1
+    turn_penalty: float = 0.5
+    warm_up_moves: int = 5
+    clip_grid: bool = True
     max_grid_points: int = 100
-    max_memory: int | None = None
+    max_memory: int | None = 1000
+    memory_policy: str = "reservoir"
 
 
 # ------------------------------------------------------------------ kernels
@@ -165,6 +189,10 @@ def _perturbation_scale(state, params, c0):
     ``max_length`` is not set. A float ``η``: ``l̄_t sqrt(t) / η`` with ``l̄_t``
     the running mean prequential loss, the same ``sqrt(t)`` shape on the
     loss's own scale.
+
+    A bounded memory holds ``n`` of the ``N`` rows stored so far, so its loss
+    stands for ``N / n`` times less than the whole past's: ``λ_t`` is
+    multiplied by ``n / N`` (1 when every row is kept).
     """
     n_t = state.n_updates
     delta = state.lattice_spacing
@@ -175,9 +203,14 @@ def _perturbation_scale(state, params, c0):
         if L is None:
             L = 0.01 * params.max_segments * math.sqrt(d) * R
         C = theory_constants(d, params.max_segments, delta, R, L)["C"]
-        return c0 * math.sqrt((math.e - 1.0) * n_t) / math.sqrt(C)
-    lbar = max(state.update_loss_sum / n_t, 1e-12 * delta**2)
-    return lbar * math.sqrt(n_t) / float(params.learning_rate)
+        lam = c0 * math.sqrt((math.e - 1.0) * n_t) / math.sqrt(C)
+    else:
+        lbar = max(state.update_loss_sum / n_t, 1e-12 * delta**2)
+        lam = lbar * math.sqrt(n_t) / float(params.learning_rate)
+    memory = state.memory
+    if memory.n_rows < memory.n_offered:
+        lam *= memory.n_rows / memory.n_offered
+    return lam
 
 
 def _segment_penalty(state, params):
@@ -188,28 +221,58 @@ def _segment_penalty(state, params):
     return float(params.penalty)
 
 
-def _initialise(state, params):
+def _track_spread(state, x):
+    """Add ``x`` to the running mean and squared deviations (Welford; in place)."""
+    n = state.n_samples_seen  # rows counted so far, x included
+    if state.mean is None:
+        state.mean = np.zeros_like(x)
+    diff = x - state.mean
+    state.mean = state.mean + diff / n
+    state.sq_dev += float(diff @ (x - state.mean))
+
+
+def _update_lattice_spacing(state, params, *, final):
+    """Set ``δ``: the given one, or ``0.02 ×`` the rows' spread during the warm-up.
+
+    The step follows the spread of the rows seen until ``_WARM_UP_ROWS`` rows
+    (or the end of ``fit``) and is fixed from then on. Rows that do not
+    spread give no scale: 1.0, with a ``UserWarning`` once it is fixed.
+    """
+    if state.spacing_fixed:
+        return
+    if params.lattice_spacing is not None:
+        state.lattice_spacing = float(params.lattice_spacing)
+        state.spacing_fixed = True
+        return
+    spread = state.spread
+    final = final or state.n_samples_seen >= _WARM_UP_ROWS
+    state.lattice_spacing = default_lattice_spacing(spread, warn=final)
+    state.spacing_fixed = final
+
+
+def _initialise(state, params, rng):
     """Build the first curve and the row memory from the pending rows (Alg. 3, line 2).
 
     Writes into ``state`` (the pass's own copy); returns the prequential
     losses of the initial rows, scored with the initial curve.
     """
     X0 = state.pending_rows
-    delta = params.lattice_spacing
-    if delta is None:
-        delta = default_lattice_spacing(X0)
-    state.lattice_spacing = float(delta)
     V = pc1_segment(X0, state.lattice_spacing)
     state.vertices = V
     state.memory = RowMemory.empty(
-        X0.shape[1], params.max_segments, max_rows=params.max_memory, expected_rows=X0.shape[0]
+        X0.shape[1],
+        params.max_segments,
+        max_rows=params.max_memory,
+        policy=params.memory_policy,
+        expected_rows=X0.shape[0],
     )
     state.pending_rows = np.empty((0, X0.shape[1]))
     losses = []
     for x in X0:
         dist, tau = segment_sqdist(x[None, :], V[0], V[1])
         losses.append(float(dist[0]))
-        state.memory.store(x, dist, tau, explored=False)
+        state.memory.store(x, dist, tau, explored=False, rng=rng)
+        state.memory.settle()
         state.max_norm = max(state.max_norm, float(np.sqrt(x @ x)))
     return losses
 
@@ -238,6 +301,19 @@ def _settle_bandit_round(state, params, loss, c0):
     return explored
 
 
+def _length_price(state, params, w, dcur):
+    """Price of one unit of curve length: ``length_penalty · S(f̂) / spread``.
+
+    ``S(f̂)`` is the (weighted) loss of the current curve on the stored rows
+    and ``spread`` the root mean squared distance of the rows seen to their
+    mean: lengthening the curve by the data's spread must lower the stored
+    rows' loss by ``length_penalty`` times its current value. Both are learned
+    online, so the price follows the data's scale and noise level.
+    """
+    spread = max(state.spread, state.lattice_spacing)
+    return float(params.length_penalty) * float(w @ dcur) / spread
+
+
 def _candidate_demotions(state, V, kinds, pos, gidx, G):
     """The accumulated demotion of each candidate curve (0 for curves never demoted)."""
     out = np.zeros(kinds.size)
@@ -252,9 +328,10 @@ def _step(state, params, x):
     """One round of the practical Algorithm 3: score ``x``, then update the curve around it.
 
     Writes into ``state`` (the pass's own copy) and returns the prequential
-    loss of ``x``. The generator is drawn in a fixed order: the exploration
-    flag, the anchor (exploration rounds), the sampled grid (large local
-    balls), one Exp(1) per candidate.
+    loss of ``x``. The generator is drawn in a fixed order: the reservoir's
+    slot (once a bounded reservoir is full), the exploration flag, the anchor
+    (exploration rounds), the sampled grid (large local balls), one Exp(1)
+    per candidate.
     """
     V = state.vertices
     k = V.shape[0] - 1
@@ -274,10 +351,32 @@ def _step(state, params, x):
     c0 = _loss_bound(state, params)
     explored = _settle_bandit_round(state, params, loss, c0) if params.bandit else False
     # 2. store x, draw the exploration flag (Alg. 3, line 4) and the anchor
-    slot = memory.store(x, dist, tau, explored)
+    slot = memory.store(x, dist, tau, explored, rng=state.rng)
     n = memory.n_rows
     explore = bool(state.rng.random() < params.exploration)
     anchor = int(state.rng.integers(n)) if explore else slot
+    _local_move(state, params, anchor, explore, c0)
+    for _ in range(_replays(state, params)):
+        _local_move(state, params, int(state.rng.integers(n)), True, c0)
+    memory.settle()
+    return loss
+
+
+def _replays(state, params):
+    """Extra local moves after the ``t``-th row: ``warm_up_moves`` while ``t ≤ 50``."""
+    if params.bandit or state.n_updates > _WARM_UP_ROWS:
+        return 0
+    return int(params.warm_up_moves)
+
+
+def _local_move(state, params, anchor, explore, c0):
+    """Steps 3-7 of a round: the local candidates around ``anchor``, the choice, the move."""
+    V = state.vertices
+    k = V.shape[0] - 1
+    d = V.shape[1]
+    delta = state.lattice_spacing
+    memory = state.memory
+    n = memory.n_rows
     Xm = memory.rows[:n]
     amin = memory.nearest[:n]
     dcur = memory.nearest_sqdist[:n]
@@ -291,6 +390,8 @@ def _step(state, params, x):
     G = local_grid(
         center, rad, delta, ball, [center, Xm[anchor]], params.max_grid_points, state.rng
     )
+    if params.clip_grid:
+        G = G[np.all((G >= members.min(axis=0) - delta) & (G <= members.max(axis=0) + delta), axis=1)]
     block = vertex_block(V, center, rad, a)
     # 5. candidates and their objective (Alg. 3, line 5)
     w = memory.explored[:n].astype(np.float64) if params.bandit else np.ones(n)
@@ -318,8 +419,13 @@ def _step(state, params, x):
     obj = dloss + lam * (pen * nseg - z)
     len_term = 0.0
     if use_len:
-        len_term = (lam * float(params.length_penalty) / delta) * (clen[0] - clen[0][0])
+        len_term = _length_price(state, params, w, dcur) * (clen[0] - clen[0][0])
         obj += len_term
+    if params.turn_penalty > 0.0:
+        tc = candidate_turn_costs(V, kinds, pos, gidx, G)
+        turn_term = params.turn_penalty * float(w @ dcur) * (tc - tc[0])
+        obj += turn_term
+        len_term = len_term + turn_term
     choice = choose_candidate(obj, kinds, nseg)
     g = G[gidx[choice]] if gidx[choice] >= 0 else None
     V_new, lo, hi, m = apply_candidate(V, int(kinds[choice]), int(pos[choice]), g)
@@ -335,7 +441,6 @@ def _step(state, params, x):
     if kinds[choice] != KEEP:
         memory.replace_segments(V_new, k, lo, hi, m)
         state.vertices = V_new
-    return loss
 
 
 def curve_pass(state, X, params, *, finish=False):
@@ -377,14 +482,19 @@ def curve_pass(state, X, params, *, finish=False):
         with np.errstate(over="raise", invalid="raise"):
             for x in X:
                 state.n_samples_seen += 1
+                _track_spread(state, x)
                 if state.vertices is None:
                     state.pending_rows = np.vstack([state.pending_rows, x[None, :]])
                     if state.pending_rows.shape[0] >= params.init_size:
-                        losses.extend(_initialise(state, params))
+                        _update_lattice_spacing(state, params, final=False)
+                        losses.extend(_initialise(state, params, state.rng))
                     continue
+                _update_lattice_spacing(state, params, final=False)
                 losses.append(_step(state, params, x))
-            if finish and state.vertices is None and state.pending_rows.shape[0]:
-                losses.extend(_initialise(state, params))
+            if finish and state.n_samples_seen:
+                _update_lattice_spacing(state, params, final=True)
+                if state.vertices is None:
+                    losses.extend(_initialise(state, params, state.rng))
             if not all(math.isfinite(v) for v in state.demotion.values()):
                 raise FloatingPointError("a bandit demotion is not finite")
     except (FloatingPointError, OverflowError) as exc:
@@ -394,6 +504,11 @@ def curve_pass(state, X, params, *, finish=False):
         ) from exc
     state.record_losses(losses)
     return state, np.asarray(losses, dtype=np.float64)
+
+
+def penalised_score(msd, length, spread, delta):
+    """``−log((msd + δ²) (1 + length / spread))``, the criterion of ``score``."""
+    return -(math.log(msd + delta * delta) + math.log1p(length / max(spread, delta)))
 
 
 # --------------------------------------------------------------- estimator
@@ -591,8 +706,12 @@ class SequentialPrincipalCurve(
         "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "penalty": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "length_penalty": [Interval(Real, 0, None, closed="left")],
+        "turn_penalty": [Interval(Real, 0, None, closed="left")],
+        "warm_up_moves": [Interval(Integral, 0, None, closed="left")],
+        "clip_grid": ["boolean"],
         "max_grid_points": [Interval(Integral, 1, None, closed="left")],
         "max_memory": [Interval(Integral, 1, None, closed="left"), None],
+        "memory_policy": [StrOptions({"reservoir", "window"})],
         "keep_history": ["boolean"],
         "random_state": ["random_state", np.random.Generator],
     }
@@ -611,9 +730,13 @@ class SequentialPrincipalCurve(
         importance_threshold=0.1,
         learning_rate=100.0,
         penalty=8.0,
-        length_penalty=0.0,
+        length_penalty=0.1,
+        turn_penalty=0.5,
+        warm_up_moves=5,
+        clip_grid=True,
         max_grid_points=100,
-        max_memory=None,
+        max_memory=1000,
+        memory_policy="reservoir",
         keep_history=False,
         random_state=None,
     ):
@@ -629,8 +752,12 @@ class SequentialPrincipalCurve(
         self.learning_rate = learning_rate
         self.penalty = penalty
         self.length_penalty = length_penalty
+        self.turn_penalty = turn_penalty
+        self.warm_up_moves = warm_up_moves
+        self.clip_grid = clip_grid
         self.max_grid_points = max_grid_points
         self.max_memory = max_memory
+        self.memory_policy = memory_policy
         self.keep_history = keep_history
         self.random_state = random_state
 
@@ -642,7 +769,14 @@ class SequentialPrincipalCurve(
 
     # ---------------------------------------------------------------- fitting
     def _frozen_params(self):
-        return ("max_segments", "max_memory", "reward_estimator", "keep_history", "lattice_spacing")
+        return (
+            "max_segments",
+            "max_memory",
+            "memory_policy",
+            "reward_estimator",
+            "keep_history",
+            "lattice_spacing",
+        )
 
     def _params(self):
         """The settings of a pass, from the current parameters."""
@@ -659,8 +793,12 @@ class SequentialPrincipalCurve(
             learning_rate=self.learning_rate,
             penalty=self.penalty,
             length_penalty=float(self.length_penalty),
+            turn_penalty=float(self.turn_penalty),
+            warm_up_moves=int(self.warm_up_moves),
+            clip_grid=bool(self.clip_grid),
             max_grid_points=int(self.max_grid_points),
             max_memory=self.max_memory,
+            memory_policy=self.memory_policy,
         )
 
     def _validate_batch(self, X, y, first_call, **fit_params):
@@ -864,7 +1002,19 @@ class SequentialPrincipalCurve(
         return -dist
 
     def score(self, X, y=None):
-        """Negative mean squared distance of the rows of ``X`` to the curve.
+        """The penalised criterion ``−log(MSD · (1 + Len(f) / spread))`` on ``X``.
+
+        ``MSD`` is the mean squared distance of the rows of ``X`` to the curve
+        (``δ²`` is added, ``δ`` the lattice step, to keep it finite), ``Len(f)``
+        the curve's length and ``spread`` the root mean squared distance of the
+        training rows to their mean: the trade-off of the training objective's
+        length price (``length_penalty=1``), in the log so that folds of
+        held-out data average. The mean squared distance alone rewards a long
+        curve that folds through the data (it fills the space); here a fold
+        that doubles the length must about halve the squared distance. So a
+        held-out ``score`` selects a curve's complexity (``GridSearchCV`` over
+        ``length_penalty``, ``max_segments``, ...); ``score_samples`` gives the
+        squared distances themselves.
 
         Parameters
         ----------
@@ -876,9 +1026,11 @@ class SequentialPrincipalCurve(
         Returns
         -------
         score : float
-            ``−mean_i Δ(f, x_i)`` (higher is better).
+            Higher is better; comparable between curves on the same rows.
         """
-        return float(np.mean(self.score_samples(X)))
+        msd = -float(np.mean(self.score_samples(X)))
+        state = self._fitted_state()
+        return penalised_score(msd, self.length_, state.spread, state.lattice_spacing)
 
     def r2_score(self, X):
         """The paper's ``R² = 1 − Σ Δ(f, x_i) / Σ ||x_i − x̄||²`` on ``X`` (Section 5).

@@ -72,9 +72,15 @@ def hs_prequential_loss(X, start=2):
     return total
 
 
+#: The paper's Algorithm 3 (its practical version): every extension of the defaults off.
+PAPER = dict(
+    length_penalty=0.0, turn_penalty=0.0, warm_up_moves=0, clip_grid=False, max_memory=None
+)
+
+
 def run_slpc(X, seeds, **params):
     fits = [
-        SequentialPrincipalCurve(lattice_spacing=0.1, random_state=s, **params).fit(X)
+        SequentialPrincipalCurve(lattice_spacing=0.1, random_state=s, **{**PAPER, **params}).fit(X)
         for s in seeds
     ]
     losses = np.array([f.cumulative_loss_ for f in fits])
