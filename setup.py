@@ -23,6 +23,10 @@ EXTENSIONS = [
         "skonline.linear_model._son_fast",
         ["skonline/linear_model/_son_fast.pyx"],
     ),
+    Extension(
+        "skonline.manifold._curve_fast",
+        ["skonline/manifold/_curve_fast.pyx"],
+    ),
 ]
 
 for ext in EXTENSIONS:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._curve_fast import local_candidates
+
 __all__ = [
     "apply_candidate",
     "choose_candidate",
@@ -32,6 +34,8 @@ _QUAD_WIDTH = 50.0
 #: Entries of the (rows x grid points) distance arrays held at once per step.
 _FAN_BUDGET = 4_000_000
 
+#: Run the compiled kernel (``False``: the NumPy one, for comparisons).
+USE_COMPILED = True
 #: Candidate kinds, in generation order.
 KEEP, MOVE, INSERT, DELETE = 0, 1, 2, 3
 
@@ -156,6 +160,8 @@ def score_local_candidates(
     center,
     max_length=None,
     return_lengths=False,
+    return_turns=False,
+    compiled=None,
 ):
     """Generate and score the local candidates of one round (a subset of ``U(f̂_{t-1})``).
 
@@ -196,6 +202,13 @@ def score_local_candidates(
         Longest allowed curve.
     return_lengths : bool, default=False
         Also return each candidate's length.
+    return_turns : bool, default=False
+        Also return each candidate's turn cost minus that of ``V``
+        (:func:`turn_cost`).
+    compiled : bool or None, default=None
+        Use the compiled kernel (``_curve_fast``); ``None`` reads
+        ``USE_COMPILED``. ``False`` runs the NumPy implementation, the
+        previous kernel, kept as a second reference and for the benchmark.
 
     Returns
     -------
@@ -211,7 +224,44 @@ def score_local_candidates(
         Segments of the candidate.
     lengths : ndarray
         Length of the candidate; only with ``return_lengths=True``.
+    turns : ndarray
+        Turn cost change of the candidate; only with ``return_turns=True``.
     """
+    if USE_COMPILED if compiled is None else compiled:
+        if block[0] == "empty":
+            first, last, empty_pos = -1, -1, int(block[1])
+        else:
+            first, last, empty_pos = int(block[0]), int(block[1]), -1
+        out = local_candidates(
+            np.ascontiguousarray(X),
+            np.ascontiguousarray(w, dtype=np.float64),
+            D,
+            np.ascontiguousarray(dcur),
+            np.ascontiguousarray(amin, dtype=np.int64),
+            np.ascontiguousarray(V),
+            np.ascontiguousarray(G, dtype=np.float64).reshape(-1, V.shape[1]),
+            np.ascontiguousarray(center, dtype=np.float64),
+            first,
+            last,
+            empty_pos,
+            bool(can_insert),
+            bool(can_delete),
+            -1.0 if max_length is None else float(max_length),
+            bool(return_turns),
+        )
+        return out[:5] + ((out[5],) if return_lengths else ()) + ((out[6],) if return_turns else ())
+    out = _score_local_candidates_numpy(
+        X, w, D, dcur, amin, V, block, G, can_insert=can_insert, can_delete=can_delete,
+        center=center, max_length=max_length, return_lengths=True,
+    )  # fmt: skip
+    turns = candidate_turn_costs(V, out[0], out[1], out[2], G) - turn_cost(V)
+    return out[:5] + ((out[5],) if return_lengths else ()) + ((turns,) if return_turns else ())
+
+
+def _score_local_candidates_numpy(
+    X, w, D, dcur, amin, V, block, G, *, can_insert, can_delete, center, max_length, return_lengths
+):
+    """:func:`score_local_candidates` in NumPy (the kernel before the compiled one)."""
     k = V.shape[0] - 1
     xc_dist = np.sqrt(np.sum(np.square(X - center), axis=1))
     seg_len = np.sqrt(np.sum(np.square(np.diff(V, axis=0)), axis=1))

@@ -54,7 +54,6 @@ from ._lattice import (
 from ._local_search import (
     KEEP,
     apply_candidate,
-    candidate_turn_costs,
     choose_candidate,
     score_local_candidates,
     vertex_block,
@@ -391,12 +390,15 @@ def _local_move(state, params, anchor, explore, c0):
         center, rad, delta, ball, [center, Xm[anchor]], params.max_grid_points, state.rng
     )
     if params.clip_grid:
-        G = G[np.all((G >= members.min(axis=0) - delta) & (G <= members.max(axis=0) + delta), axis=1)]
+        G = G[
+            np.all((G >= members.min(axis=0) - delta) & (G <= members.max(axis=0) + delta), axis=1)
+        ]
     block = vertex_block(V, center, rad, a)
     # 5. candidates and their objective (Alg. 3, line 5)
     w = memory.explored[:n].astype(np.float64) if params.bandit else np.ones(n)
     use_len = float(params.length_penalty) > 0.0
-    kinds, pos, gidx, dloss, nseg, *clen = score_local_candidates(
+    use_turns = float(params.turn_penalty) > 0.0
+    kinds, pos, gidx, dloss, nseg, *extra = score_local_candidates(
         Xm,
         w,
         memory.sqdist[:n, :k],
@@ -410,6 +412,7 @@ def _local_move(state, params, anchor, explore, c0):
         center=center,
         max_length=params.max_length,
         return_lengths=use_len,
+        return_turns=use_turns,
     )
     if params.bandit and state.demotion:
         dloss = dloss + _candidate_demotions(state, V, kinds, pos, gidx, G)
@@ -417,15 +420,13 @@ def _local_move(state, params, anchor, explore, c0):
     pen = _segment_penalty(state, params)
     z = state.rng.exponential(size=kinds.size)
     obj = dloss + lam * (pen * nseg - z)
-    len_term = 0.0
+    # the prices (extensions of the paper's objective), relative to keeping the curve
+    price_term = 0.0
     if use_len:
-        len_term = _length_price(state, params, w, dcur) * (clen[0] - clen[0][0])
-        obj += len_term
-    if params.turn_penalty > 0.0:
-        tc = candidate_turn_costs(V, kinds, pos, gidx, G)
-        turn_term = params.turn_penalty * float(w @ dcur) * (tc - tc[0])
-        obj += turn_term
-        len_term = len_term + turn_term
+        price_term = _length_price(state, params, w, dcur) * (extra[0] - extra[0][0])
+    if use_turns:
+        price_term = price_term + float(params.turn_penalty) * float(w @ dcur) * extra[-1]
+    obj += price_term
     choice = choose_candidate(obj, kinds, nseg)
     g = G[gidx[choice]] if gidx[choice] >= 0 else None
     V_new, lo, hi, m = apply_candidate(V, int(kinds[choice]), int(pos[choice]), g)
@@ -433,8 +434,8 @@ def _local_move(state, params, anchor, explore, c0):
     if params.bandit:
         state.pending_explore = explore
         if not explore:
-            # the unperturbed objective, length term included
-            score = -(dloss + lam * pen * nseg + len_term) / lam if lam > 0 else -dloss
+            # the unperturbed objective, prices included
+            score = -(dloss + lam * pen * nseg + price_term) / lam if lam > 0 else -dloss
             prob = win_probability(score, choice)
             state.pending_choice = (curve_key(V_new, delta), prob)
     # 7. move to the new curve and update the caches

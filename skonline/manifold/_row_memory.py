@@ -116,9 +116,7 @@ class RowMemory:
     transient: bool = False
 
     @classmethod
-    def empty(
-        cls, n_features, max_segments, *, max_rows=None, policy="reservoir", expected_rows=0
-    ):
+    def empty(cls, n_features, max_segments, *, max_rows=None, policy="reservoir", expected_rows=0):
         """An empty memory for curves of at most ``max_segments`` segments.
 
         Parameters

@@ -110,7 +110,12 @@ class TextbookSLPC:
         self.rng = np.random.default_rng(seed)
         self.rows, self.V, self.losses, self.curves = [], None, [], []
         self.bandit, self.beta = bandit, importance_threshold
-        self.lp, self.tp, self.moves, self.clip = length_penalty, turn_penalty, warm_up_moves, clip_grid
+        self.lp, self.tp, self.moves, self.clip = (
+            length_penalty,
+            turn_penalty,
+            warm_up_moves,
+            clip_grid,
+        )
         self.cap, self.policy = max_memory, memory_policy
         self.mem, self.flags, self.ptr, self.rmax, self.offered = [], [], 0, 0.0, 0
         self.demotion, self.pending, self.pending_explore = {}, None, True
@@ -310,7 +315,10 @@ def _compare_row_by_row(X, seed, options):
     """Feed ``X`` to the transcription and the estimator; the same curve after every row."""
     ref = _textbook(seed, options)
     est = SequentialPrincipalCurve(
-        lattice_spacing=0.1, random_state=seed, keep_history=True, **{"max_grid_points": 30, **options}
+        lattice_spacing=0.1,
+        random_state=seed,
+        keep_history=True,
+        **{"max_grid_points": 30, **options},
     )
     for t, x in enumerate(X):
         ref.feed(x)
@@ -453,9 +461,12 @@ def test_warm_up_moves_change_the_curve_early_only():
         if before.shape == after.shape:
             changed = int(np.sum(np.any(before != after, axis=1)))
         else:  # one insertion or deletion, or more changes
-            longer, shorter = (before, after) if before.shape[0] > after.shape[0] else (after, before)
+            longer, shorter = (
+                (before, after) if before.shape[0] > after.shape[0] else (after, before)
+            )
             single = longer.shape[0] == shorter.shape[0] + 1 and any(
-                np.array_equal(np.delete(longer, i, axis=0), shorter) for i in range(longer.shape[0])
+                np.array_equal(np.delete(longer, i, axis=0), shorter)
+                for i in range(longer.shape[0])
             )
             changed = 1 if single else 2
         if t > 50:
