@@ -39,7 +39,13 @@ cdef enum:
 
 cdef inline double seg_sqdist(const double* x, const double* a, const double* b, int d,
                               double* tau_out) noexcept nogil:
-    """``min_τ ||x − ((1 − τ) a + τ b)||²`` as ``yy − 2 τ (y·u) + τ² uu`` (τ = 0 if a = b)."""
+    """``min_τ ||x − ((1 − τ) a + τ b)||²`` (τ = 0 if a = b).
+
+    Inside the segment ``yy − 2 τ (y·u) + τ² uu``; at an end, ``||x − a||²`` or
+    ``||x − b||²`` summed coordinate by coordinate, so a row nearest to a
+    vertex gets bitwise the same distance from both segments that share it
+    (and the lowest-index rule of the Voronoi labels decides, not rounding).
+    """
     cdef double yy = 0.0, yu = 0.0, uu = 0.0, y, u, t, r
     cdef int j
     for j in range(d):
@@ -49,10 +55,18 @@ cdef inline double seg_sqdist(const double* x, const double* a, const double* b,
         yu += y * u
         uu += u * u
     t = yu / uu if uu > 0.0 else 0.0
-    if t < 0.0:
-        t = 0.0
-    elif t > 1.0:
-        t = 1.0
+    if t <= 0.0:
+        if tau_out != NULL:
+            tau_out[0] = 0.0
+        return yy
+    if t >= 1.0:
+        if tau_out != NULL:
+            tau_out[0] = 1.0
+        r = 0.0
+        for j in range(d):
+            y = x[j] - b[j]
+            r += y * y
+        return r
     if tau_out != NULL:
         tau_out[0] = t
     r = yy - 2.0 * t * yu + t * t * uu
@@ -284,7 +298,10 @@ def local_candidates(
 
     totals = np.zeros((max(nf, 1), max(m, 1)))
     fans = np.empty((max(nu, 1), max(m, 1)))
-    cdef double[:, ::1] tot = totals, fan = fans
+    reach = np.empty((max(nu, 1), max(m, 1)))
+    cdef double[:, ::1] tot = totals, fan = fans, tip = reach
+    cdef double sd, xp
+    cdef bint any_moved
 
     cdef int n_cand = 0
     cdef double new_len
@@ -315,17 +332,28 @@ def local_candidates(
                 lo_min = fam_lo[f]
             if fam_hi[f] > hi_max:
                 hi_max = fam_hi[f]
+        for i in range(nu):
+            for g in range(m):
+                tip[i, g] = dist(&G[g, 0], &V[used[i], 0], d)
         with nogil:
             for r in range(n):
                 wr = w[r]
                 if wr == 0.0:
                     continue
                 dr = dcur[r]
-                if not (lo_min <= amin[r] < hi_max) and sqrt(dr) <= dist(&X[r, 0], &center[0], d) - rho:
+                any_moved = lo_min <= amin[r] < hi_max
+                sd = sqrt(dr)
+                if not any_moved and sd <= dist(&X[r, 0], &center[0], d) - rho:
                     continue
                 for i in range(nu):
+                    xp = dist(&X[r, 0], &V[used[i], 0], d)
                     for g in range(m):
-                        fan[i, g] = seg_sqdist(&X[r, 0], &V[used[i], 0], &G[g, 0], d, NULL)
+                        # a point of [v, g] is at least |x - v| - |g - v| from x: when
+                        # that is >= sqrt(Δ(f̂, x)) the segment cannot bring x closer
+                        if not any_moved and xp - tip[i, g] >= sd:
+                            fan[i, g] = INFINITY
+                        else:
+                            fan[i, g] = seg_sqdist(&X[r, 0], &V[used[i], 0], &G[g, 0], d, NULL)
                 for f in range(nf):
                     moved = fam_lo[f] <= amin[r] < fam_hi[f]
                     base = dr

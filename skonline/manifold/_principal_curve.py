@@ -43,6 +43,7 @@ from ..utils._polyline import (
 )
 from ..utils._random import as_generator
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
+from ._curve_fast import segments_sqdist
 from ._lattice import (
     curve_key,
     default_lattice_spacing,
@@ -59,7 +60,7 @@ from ._local_search import (
     vertex_block,
     win_probability,
 )
-from ._row_memory import RowMemory, neighbourhood_mask
+from ._row_memory import RowMemory, neighbourhood_mask, projection_segment
 
 #: Rows over which the default lattice step follows the data's spread.
 _WARM_UP_ROWS = 50
@@ -334,15 +335,12 @@ def _step(state, params, x):
     """
     V = state.vertices
     k = V.shape[0] - 1
-    d = V.shape[1]
-    delta = state.lattice_spacing
     memory = state.memory
     # 1. prequential loss with the current curve
-    dist = np.empty(k)
-    tau = np.empty(k)
-    for i in range(k):
-        di, ti = segment_sqdist(x[None, :], V[i], V[i + 1])
-        dist[i], tau[i] = di[0], ti[0]
+    dist = np.empty((1, k))
+    tau = np.empty((1, k))
+    segments_sqdist(x[None, :], V, 0, k, dist, tau)
+    dist, tau = dist[0], tau[0]
     loss = float(dist.min())
     state.n_updates += 1
     state.update_loss_sum += loss
@@ -380,8 +378,9 @@ def _local_move(state, params, anchor, explore, c0):
     amin = memory.nearest[:n]
     dcur = memory.nearest_sqdist[:n]
     # 3. Voronoi neighbourhood of the anchor, its mean and diameter (Section 4)
-    a = int(amin[anchor])
-    members = Xm[neighbourhood_mask(amin, memory.nearest_tau(), a)]
+    tau = memory.nearest_tau()
+    a = projection_segment(amin[anchor], tau[anchor])
+    members = Xm[neighbourhood_mask(amin, tau, a)]
     center = members.mean(axis=0)
     rad = max(point_set_diameter(members), math.sqrt(d) * delta)
     # 4. the local grid, and the block of vertices inside its ball

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils._polyline import segment_sqdist
+from ._curve_fast import segments_sqdist
 
-__all__ = ["VERTEX_TOL", "RowMemory", "neighbourhood_mask"]
+__all__ = ["VERTEX_TOL", "RowMemory", "neighbourhood_mask", "projection_segment"]
 
 #: Projection parameters within this of 0 or 1 put a row in a vertex's Voronoi cell.
 VERTEX_TOL = 1e-9
@@ -64,6 +64,32 @@ def neighbourhood_mask(amin, tau, a):
     interior = (tau > VERTEX_TOL) & (tau < 1.0 - VERTEX_TOL)
     vertex = np.where(tau >= 1.0 - VERTEX_TOL, amin + 1, amin)
     return np.where(interior, np.abs(amin - a) <= 1, (vertex == a) | (vertex == a + 1))
+
+
+def projection_segment(amin, tau):
+    """The segment a row projects on, for its neighbourhood (Section 4).
+
+    Its nearest segment when the projection is inside it; when the projection
+    is a vertex ``v_j`` (``tau`` within ``VERTEX_TOL`` of 0 or 1), the lowest
+    segment holding it, ``max(j − 1, 0)``, whichever of the two segments that
+    share the vertex came out nearer in floating point.
+
+    Parameters
+    ----------
+    amin : int
+        The row's nearest segment.
+    tau : float
+        Its projection parameter on that segment.
+
+    Returns
+    -------
+    segment : int
+    """
+    if tau >= 1.0 - VERTEX_TOL:
+        return int(amin)
+    if tau <= VERTEX_TOL:
+        return max(int(amin) - 1, 0)
+    return int(amin)
 
 
 @dataclass(kw_only=True, eq=False)
@@ -241,8 +267,7 @@ class RowMemory:
         X = self.rows[:n]
         new_d = np.empty((n, m))
         new_t = np.empty((n, m))
-        for i in range(m):
-            new_d[:, i], new_t[:, i] = segment_sqdist(X, V_new[lo + i], V_new[lo + i + 1])
+        segments_sqdist(X, np.ascontiguousarray(V_new), lo, m, new_d, new_t)
         D = self.sqdist[:n]
         T = self.tau[:n]
         D[:, :kn] = np.concatenate([D[:, :lo], new_d, D[:, hi:k]], axis=1)

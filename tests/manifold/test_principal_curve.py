@@ -194,7 +194,9 @@ class TextbookSLPC:
         if len(self.mem) < self.offered:  # a bounded memory stands for every row stored
             lam *= len(self.mem) / self.offered
         amin, tau = brute_labels(V, X)
-        a = amin[anchor]
+        a = amin[anchor]  # a projection on a vertex v_j belongs to segment max(j - 1, 0)
+        if tau[anchor] <= VERTEX_TOL:
+            a = max(a - 1, 0)
         cells = []  # a projection within VERTEX_TOL of a vertex is the vertex
         for j, t in zip(amin, tau, strict=True):
             if VERTEX_TOL < t < 1 - VERTEX_TOL:
