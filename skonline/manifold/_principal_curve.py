@@ -507,8 +507,8 @@ def curve_pass(state, X, params, *, finish=False):
 
 
 def penalised_score(msd, length, spread, delta):
-    """``−log((msd + δ²) (1 + length / spread))``, the criterion of ``score``."""
-    return -(math.log(msd + delta * delta) + math.log1p(length / max(spread, delta)))
+    """``−log((msd + δ²) (1 + length / spread)²)``, the criterion of ``score``."""
+    return -(math.log(msd + delta * delta) + 2.0 * math.log1p(length / max(spread, delta)))
 
 
 # --------------------------------------------------------------- estimator
@@ -1002,16 +1002,17 @@ class SequentialPrincipalCurve(
         return -dist
 
     def score(self, X, y=None):
-        """The penalised criterion ``−log(MSD · (1 + Len(f) / spread))`` on ``X``.
+        """The penalised criterion ``−log(MSD · (1 + Len(f) / spread)²)`` on ``X``.
 
         ``MSD`` is the mean squared distance of the rows of ``X`` to the curve
         (``δ²`` is added, ``δ`` the lattice step, to keep it finite), ``Len(f)``
         the curve's length and ``spread`` the root mean squared distance of the
-        training rows to their mean: the trade-off of the training objective's
-        length price (``length_penalty=1``), in the log so that folds of
-        held-out data average. The mean squared distance alone rewards a long
-        curve that folds through the data (it fills the space); here a fold
-        that doubles the length must about halve the squared distance. So a
+        training rows to their mean, in the log so that the folds of a
+        cross-validation average. The mean squared distance alone rewards a
+        long curve that folds through the data (it fills the space); here a
+        fold that doubles the length must about quarter the squared distance
+        (as in a description length of 2-D data: a position along the curve
+        and an offset across it). So a
         held-out ``score`` selects a curve's complexity (``GridSearchCV`` over
         ``length_penalty``, ``max_segments``, ...); ``score_samples`` gives the
         squared distances themselves.
