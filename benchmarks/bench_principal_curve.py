@@ -52,8 +52,7 @@ from _common import (
 )
 
 from skonline.datasets import make_curve_stream
-from skonline.manifold import SequentialPrincipalCurve
-from skonline.manifold import _local_search
+from skonline.manifold import SequentialPrincipalCurve, _local_search
 from skonline.manifold._hastie_stuetzle import curve_length, hastie_stuetzle_curve
 from skonline.utils._polyline import project_to_polyline
 

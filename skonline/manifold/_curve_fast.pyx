@@ -213,6 +213,7 @@ def local_candidates(
     cdef int fam_ne[64]
     cdef int fam_excl[64]
     cdef int used[64]
+    cdef bint useful[64]
     cdef int slot_of[4096]
     cdef int lo_min, hi_max
     cdef double rho = 0.0, t, total_len = 0.0, base, best, nd, wr, dr
@@ -300,8 +301,11 @@ def local_candidates(
     fans = np.empty((max(nu, 1), max(m, 1)))
     reach = np.empty((max(nu, 1), max(m, 1)))
     cdef double[:, ::1] tot = totals, fan = fans, tip = reach
-    cdef double sd, xp
+    cdef double sd, xp, yy, yu, tt
     cdef bint any_moved
+    cdef double[:, :, ::1] U
+    cdef double[:, ::1] uu, inv_uu
+    cdef double[::1] y
 
     cdef int n_cand = 0
     cdef double new_len
@@ -332,9 +336,21 @@ def local_candidates(
                 lo_min = fam_lo[f]
             if fam_hi[f] > hi_max:
                 hi_max = fam_hi[f]
+        # the segments [v, g] of each used vertex v: directions, squared and plain lengths
+        U = np.empty((max(nu, 1), max(m, 1), d))
+        uu = np.empty((max(nu, 1), max(m, 1)))
+        inv_uu = np.zeros((max(nu, 1), max(m, 1)))
+        y = np.empty(d)
         for i in range(nu):
             for g in range(m):
-                tip[i, g] = dist(&G[g, 0], &V[used[i], 0], d)
+                t = 0.0
+                for j in range(d):
+                    U[i, g, j] = G[g, j] - V[used[i], j]
+                    t += U[i, g, j] * U[i, g, j]
+                uu[i, g] = t
+                if t > 0.0:
+                    inv_uu[i, g] = 1.0 / t
+                tip[i, g] = sqrt(t)
         with nogil:
             for r in range(n):
                 wr = w[r]
@@ -346,16 +362,40 @@ def local_candidates(
                 if not any_moved and sd <= dist(&X[r, 0], &center[0], d) - rho:
                     continue
                 for i in range(nu):
-                    xp = dist(&X[r, 0], &V[used[i], 0], d)
+                    yy = 0.0
+                    for j in range(d):
+                        y[j] = X[r, j] - V[used[i], j]
+                        yy += y[j] * y[j]
+                    xp = sqrt(yy)
+                    useful[i] = False
                     for g in range(m):
                         # a point of [v, g] is at least |x - v| - |g - v| from x: when
                         # that is >= sqrt(Δ(f̂, x)) the segment cannot bring x closer
                         if not any_moved and xp - tip[i, g] >= sd:
                             fan[i, g] = INFINITY
-                        else:
-                            fan[i, g] = seg_sqdist(&X[r, 0], &V[used[i], 0], &G[g, 0], d, NULL)
+                            continue
+                        yu = 0.0
+                        for j in range(d):
+                            yu += y[j] * U[i, g, j]
+                        tt = yu * inv_uu[i, g]
+                        if tt < 0.0:
+                            tt = 0.0
+                        elif tt > 1.0:
+                            tt = 1.0
+                        t = yy - 2.0 * tt * yu + tt * tt * uu[i, g]
+                        fan[i, g] = t if t > 0.0 else 0.0
+                        if fan[i, g] < dr:
+                            useful[i] = True
                 for f in range(nf):
                     moved = fam_lo[f] <= amin[r] < fam_hi[f]
+                    if not moved:
+                        # no segment of the family comes closer than the curve: no change
+                        c = 0
+                        for e in range(fam_ne[f]):
+                            if useful[slot_of[fam_e[f][e]]]:
+                                c = 1
+                        if c == 0:
+                            continue
                     base = dr
                     if moved:
                         base = INFINITY
