@@ -230,15 +230,9 @@ def curve_methods():
 
 def _outside(V, X):
     """Largest distance of a vertex to the convex hull of ``X``, over the box's diagonal."""
-    from scipy.spatial import ConvexHull
+    from skonline.utils._polyline import distance_outside_hull
 
-    from skonline.utils._polyline import project_to_polyline
-
-    hull = ConvexHull(X)
-    ring = X[np.r_[hull.vertices, hull.vertices[:1]]]
-    inside = np.all(hull.equations[:, :-1] @ V.T + hull.equations[:, -1:] <= 1e-12, axis=0)
-    gap = np.sqrt(project_to_polyline(V, ring)[0])
-    gap[inside] = 0.0
+    gap = distance_outside_hull(V, X)
     return float(gap.max() / np.linalg.norm(X.max(axis=0) - X.min(axis=0)))
 
 

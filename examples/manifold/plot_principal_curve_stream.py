@@ -53,16 +53,21 @@ def snapshots(X, times, **params):
     return est, shots
 
 
-times = [20, 60, 200, 999]
-est, shots = snapshots(X, times)
-fig, axes = plt.subplots(1, 4, figsize=(14, 3.4), sharex=True, sharey=True)
-for ax, t in zip(axes, times, strict=True):
-    ax.scatter(*X[:t].T, s=4, c="0.6")
-    ax.scatter(*X[t], s=30, c="r")
-    ax.plot(*batch_curve.T, "b-", lw=1)
-    ax.plot(*shots[t].T, "g-o", ms=3, lw=2)
-    ax.set_title(f"t = {t}, {shots[t].shape[0] - 1} segments")
-fig.tight_layout()
+def draw_snapshots(X, times, batch):
+    """The curve after each of ``times`` rows, next to the batch curve of all rows."""
+    est, shots = snapshots(X, times)
+    fig, axes = plt.subplots(1, len(times), figsize=(14, 3.4), sharex=True, sharey=True)
+    for ax, t in zip(axes, times, strict=True):
+        ax.scatter(*X[:t].T, s=4, c="0.6")
+        ax.scatter(*X[t], s=30, c="r")
+        ax.plot(*batch.T, "b-", lw=1)
+        ax.plot(*shots[t].T, "g-o", ms=3, lw=2)
+        ax.set_title(f"t = {t}, {shots[t].shape[0] - 1} segments")
+    fig.tight_layout()
+    return est
+
+
+est = draw_snapshots(X, [20, 60, 200, 999], batch_curve)
 print(
     f"cubic: length {est.length_:.1f} (true 17.6, batch curve "
     f"{np.sum(np.linalg.norm(np.diff(batch_curve, axis=0), axis=1)):.1f}), "
@@ -97,17 +102,7 @@ fig.tight_layout()
 # Two arcs with empty space between them. The curve follows each arc and
 # crosses the gap once; no vertex leaves the data.
 Xa, _ = make_curve_stream(1000, kind="arcs", noise=0.3, random_state=0)
-batch_arcs = hastie_stuetzle_curve(Xa)
-times = [20, 100, 300, 999]
-arcs, shots = snapshots(Xa, times)
-fig, axes = plt.subplots(1, 4, figsize=(14, 3.4), sharex=True, sharey=True)
-for ax, t in zip(axes, times, strict=True):
-    ax.scatter(*Xa[:t].T, s=4, c="0.6")
-    ax.scatter(*Xa[t], s=30, c="r")
-    ax.plot(*batch_arcs.T, "b-", lw=1)
-    ax.plot(*shots[t].T, "g-o", ms=3, lw=2)
-    ax.set_title(f"t = {t}")
-fig.tight_layout()
+arcs = draw_snapshots(Xa, [20, 100, 300, 999], hastie_stuetzle_curve(Xa))
 
 # %%
 # The arc-length coordinate

@@ -240,7 +240,7 @@ class RowMemory:
 
     def settle(self):
         """Drop a row of the scratch slot after its step (in place)."""
-        if self.transient:
+        if self.transient and self.max_rows is not None:
             self.n_rows = self.max_rows
             self.transient = False
 

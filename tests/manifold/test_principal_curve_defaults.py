@@ -18,7 +18,6 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy.spatial import ConvexHull
 from sklearn import datasets
 from sklearn.model_selection import GridSearchCV, KFold
 
@@ -26,7 +25,7 @@ from skonline import SequentialPrincipalCurve
 from skonline.datasets import make_curve_stream
 from skonline.evaluation import prequential_score
 from skonline.manifold._hastie_stuetzle import curve_length, hastie_stuetzle_curve
-from skonline.utils._polyline import project_to_polyline
+from skonline.utils._polyline import distance_outside_hull, project_to_polyline
 
 TRUE_LENGTH = 17.6  # the cubic (u, 0.05 (u - 5)^3), u in [0, 10]
 PAPER = dict(
@@ -52,12 +51,14 @@ def prequential_loss(est, X, batch_size=20):
 
 def outside_fraction(V, X):
     """Largest distance of a vertex to the convex hull of ``X``, over the box's diagonal."""
-    hull = ConvexHull(X)
-    ring = X[np.r_[hull.vertices, hull.vertices[:1]]]
-    inside = np.all(hull.equations[:, :-1] @ V.T + hull.equations[:, -1:] <= 1e-12, axis=0)
-    gap = np.sqrt(project_to_polyline(V, ring)[0])
-    gap[inside] = 0.0
+    gap = distance_outside_hull(V, X)
     return float(gap.max() / np.linalg.norm(X.max(axis=0) - X.min(axis=0)))
+
+
+def test_distance_outside_hull():
+    X = np.array([[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0], [1.0, 1.0]])
+    P = np.array([[1.0, 1.0], [3.0, 1.0], [-1.0, -1.0], [2.0, 0.5]])
+    np.testing.assert_allclose(distance_outside_hull(P, X), [0.0, 1.0, np.sqrt(2.0), 0.0])
 
 
 def max_excursion(V, truth):
