@@ -475,7 +475,7 @@ def curve_pass(state, X, params, *, finish=False):
     FloatingPointError
         When the rows are so large that the arithmetic overflows float64.
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)
     state = state.copy()
     losses = []
     try:
