@@ -214,6 +214,10 @@ def local_candidates(
     cdef int fam_excl[64]
     cdef int used[64]
     cdef bint useful[64]
+    cdef bint keeps[64]
+    cdef int ngood[64]
+
+    cdef int[:, ::1] good
     cdef int slot_of[4096]
     cdef int lo_min, hi_max
     cdef double rho = 0.0, t, total_len = 0.0, base, best, nd, wr, dr
@@ -337,6 +341,7 @@ def local_candidates(
             if fam_hi[f] > hi_max:
                 hi_max = fam_hi[f]
         # the segments [v, g] of each used vertex v: directions, squared and plain lengths
+        good = np.empty((max(nu, 1), max(m, 1)), dtype=np.intc)
         U = np.empty((max(nu, 1), max(m, 1), d))
         uu = np.empty((max(nu, 1), max(m, 1)))
         inv_uu = np.zeros((max(nu, 1), max(m, 1)))
@@ -361,6 +366,15 @@ def local_candidates(
                 sd = sqrt(dr)
                 if not any_moved and sd <= dist(&X[r, 0], &center[0], d) - rho:
                     continue
+                # a vertex serves families in which the row keeps its segment
+                # (prunable against Δ(f̂, x)) or loses it (not prunable)
+                for i in range(nu):
+                    keeps[i] = True
+                if any_moved:
+                    for f in range(nf):
+                        if fam_lo[f] <= amin[r] < fam_hi[f]:
+                            for e in range(fam_ne[f]):
+                                keeps[slot_of[fam_e[f][e]]] = False
                 for i in range(nu):
                     yy = 0.0
                     for j in range(d):
@@ -368,10 +382,11 @@ def local_candidates(
                         yy += y[j] * y[j]
                     xp = sqrt(yy)
                     useful[i] = False
+                    ngood[i] = 0
                     for g in range(m):
                         # a point of [v, g] is at least |x - v| - |g - v| from x: when
                         # that is >= sqrt(Δ(f̂, x)) the segment cannot bring x closer
-                        if not any_moved and xp - tip[i, g] >= sd:
+                        if keeps[i] and xp - tip[i, g] >= sd:
                             fan[i, g] = INFINITY
                             continue
                         yu = 0.0
@@ -386,22 +401,31 @@ def local_candidates(
                         fan[i, g] = t if t > 0.0 else 0.0
                         if fan[i, g] < dr:
                             useful[i] = True
+                            good[i, ngood[i]] = g
+                            ngood[i] += 1
                 for f in range(nf):
                     moved = fam_lo[f] <= amin[r] < fam_hi[f]
                     if not moved:
-                        # no segment of the family comes closer than the curve: no change
-                        c = 0
+                        # only the tips whose segment comes closer than the curve change
+                        # the row's loss (the others leave it at Δ(f̂, x))
                         for e in range(fam_ne[f]):
-                            if useful[slot_of[fam_e[f][e]]]:
-                                c = 1
-                        if c == 0:
-                            continue
-                    base = dr
-                    if moved:
-                        base = INFINITY
-                        for c in range(k):
-                            if (c < fam_lo[f] or c >= fam_hi[f]) and D[r, c] < base:
-                                base = D[r, c]
+                            i = slot_of[fam_e[f][e]]
+                            for c in range(ngood[i]):
+                                g = good[i, c]
+                                best = dr
+                                q = 0
+                                for l in range(fam_ne[f]):
+                                    nd = fan[slot_of[fam_e[f][l]], g]
+                                    if nd < best:
+                                        best = nd
+                                        q = l
+                                if q == e:  # counted once, from the end that is nearest
+                                    tot[f, g] += wr * (best - dr)
+                        continue
+                    base = INFINITY
+                    for c in range(k):
+                        if (c < fam_lo[f] or c >= fam_hi[f]) and D[r, c] < base:
+                            base = D[r, c]
                     for g in range(m):
                         best = base
                         for e in range(fam_ne[f]):
