@@ -692,9 +692,16 @@ def test_fan_sqdist_matches_definition():
         np.testing.assert_allclose(D[:, j], brute_loss(np.vstack([P, g]), X), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
 @pytest.mark.parametrize("block", [(1, 3), (0, 1), (4, 5), ("empty", 2)])
-def test_candidate_scores_equal_brute_force_differences(block):
-    """Every candidate's loss change (weighted, with exact pruning) equals the definition."""
+def test_candidate_scores_equal_brute_force_differences(block, compiled):
+    """Every candidate's loss change (weighted, with exact pruning), length and turn change
+    equal the definition, for the compiled kernel and the NumPy one.
+
+    Tolerance: each squared distance is a few float64 operations on numbers of
+    its size, and a loss change sums ``n`` of them, so its error is within
+    ``10 n eps`` of the sum of the magnitudes involved.
+    """
     rng = np.random.default_rng(1)
     V = np.array([[0.0, 0.0], [1.0, 0.6], [2.0, 0.4], [3.0, 1.2], [4.0, 0.9], [5.0, 1.5]])
     t = rng.uniform(0.0, 5.0, 150)
@@ -705,13 +712,15 @@ def test_candidate_scores_equal_brute_force_differences(block):
     center = np.array([2.1, 0.7])
     G = np.round((center + 0.8 * rng.standard_normal((40, 2))) / 0.1) * 0.1
     G = np.unique(np.vstack([G, V[2]]), axis=0)  # V[2]: a duplicate and zero-length tip
-    kinds, pos, gidx, dloss, nseg, lens = score_local_candidates(
-        X, w, D, dcur, amin, V, block, G,
-        can_insert=True, can_delete=True, center=center, return_lengths=True,
+    kinds, pos, gidx, dloss, nseg, lens, turns = score_local_candidates(
+        X, w, D, dcur, amin, V, block, G, can_insert=True, can_delete=True, center=center,
+        return_lengths=True, return_turns=True, compiled=compiled,
     )  # fmt: skip
     base = brute_loss(V, X) @ w
+    eps = np.finfo(np.float64).eps
     seen = set()
-    for kd, ps, gi, dl, ns, ln in zip(kinds, pos, gidx, dloss, nseg, lens, strict=True):
+    rows = zip(kinds, pos, gidx, dloss, nseg, lens, turns, strict=True)
+    for kd, ps, gi, dl, ns, ln, tc in rows:
         if kd == 0:
             W = V
         elif kd == 1:
@@ -726,9 +735,12 @@ def test_candidate_scores_equal_brute_force_differences(block):
         key = W.tobytes()
         assert key not in seen
         seen.add(key)
-        np.testing.assert_allclose(dl, brute_loss(W, X) @ w - base, rtol=1e-9, atol=1e-9)
+        new = brute_loss(W, X) @ w
+        tol = 10 * X.shape[0] * eps * (new + base)
+        assert abs(dl - (new - base)) <= tol
         L = np.sum(np.sqrt(np.sum(np.diff(W, axis=0) ** 2, axis=1)))
         assert ln == pytest.approx(L, rel=1e-12)
+        assert tc == pytest.approx(turn_sum(W) - turn_sum(V), abs=64 * eps * W.shape[0])
     # the candidate set: keep, moves and deletes in the block, inserts around it
     moves = [] if block[0] == "empty" else list(range(block[0], block[1] + 1))
     inserts = [block[1]] if block[0] == "empty" else list(range(block[0], block[1] + 2))
