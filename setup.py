@@ -30,6 +30,10 @@ EXTENSIONS = [
     Extension("skonline.utils._sketch_fast", ["skonline/utils/_sketch_fast.pyx"]),
     Extension("skonline.utils._density_fast", ["skonline/utils/_density_fast.pyx"]),
     Extension("skonline.utils._capping_fast", ["skonline/utils/_capping_fast.pyx"]),
+    Extension(
+        "skonline.manifold._curve_fast",
+        ["skonline/manifold/_curve_fast.pyx"],
+    ),
 ]
 
 for ext in EXTENSIONS:

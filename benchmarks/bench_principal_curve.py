@@ -1,37 +1,38 @@
-"""SequentialPrincipalCurve (slpc) against refitting a batch principal curve on every arrival.
+"""SequentialPrincipalCurve: per-row time, the compiled step, refitting a batch curve.
 
 Usage::
 
-    python benchmarks/bench_principal_curve.py            # full sizes, about 10 minutes on 2 cores
+    python benchmarks/bench_principal_curve.py            # full sizes, about 5 minutes on 2 cores
     python benchmarks/bench_principal_curve.py --smoke    # tiny sizes, a few seconds (CI)
     python benchmarks/bench_principal_curve.py --out DIR  # where the .md and .csv go
 
-One process, one i.i.d. stream of the noisy 2-D cubic of Guedj & Li's Table 1
-(``u ~ U[0, 10]``, ``x = (u, 0.05 (u − 5)³) + N(0, 0.1² I)``), lattice
-spacing 0.1, defaults otherwise.
+One process, i.i.d. streams of the noisy 2-D cubic of Guedj & Li's Table 1
+(``u ~ U[0, 10]``, ``x = (u, 0.05 (u − 5)³) + N(0, 0.1² I)``, true length
+17.6) and of two clustered arcs (``make_curve_stream(kind="arcs")``).
 
-1. Per-row update time of ``partial_fit`` against the number of rows seen,
-   for the faithful estimator (every past row is stored and scores the
-   candidates; its cost grows with the rows near the curve, so it is run to
-   ``faithful_rows`` only) and with ``max_memory`` (a sliding window; flat
-   in t). The time of a checkpoint is the mean per row since the previous
-   checkpoint ("interval") and over the last block of rows before it
-   ("block").
-2. Refit-per-arrival baseline: one batch Hastie–Stuetzle fit (princurve's
-   defaults: smoothing spline df 5, stretch 2, thresh 1e-3, maxit 10; the
-   private ``skonline.manifold._hastie_stuetzle``) on the first t rows, best of
-   ``--repeats``: what a batch user pays per arrival at t. ``pcurvepy2`` and
-   ``prinpy`` are timed the same way when they are importable (they are not
-   installed by this script).
-3. Quality: mean squared distance of 5000 fresh points of the same curve to
-   each final curve, and the noise floor (distance to the true curve).
+1. Per-row update time of ``partial_fit`` with the defaults (a reservoir of
+   1000 rows) against the rows seen, per block of 1000 rows, median over
+   ``--repeats`` fresh runs; the ratio of the last block to the first
+   (target: at most 1.5).
+2. The compiled step against the NumPy kernel it replaced
+   (``skonline.manifold._local_search.USE_COMPILED``), at ``max_memory=1000``:
+   from the same state after ``warm`` rows, the next ``timed`` rows with one
+   kernel, then with the other, interleaved over ``--repeats`` rounds; median
+   per-round ratio (target: at least 3). Two settings: the defaults, and the
+   setting the issue measured (the paper's objective, ``lattice_spacing=0.1``,
+   a window of 1000 rows).
+3. Refit-per-arrival baseline: one batch Hastie–Stuetzle fit (princurve's
+   defaults, the private ``skonline.manifold._hastie_stuetzle``) on the first
+   t rows, best of ``--repeats``, against one slpc update at t.
+4. Quality: mean squared distance of 5000 fresh points to the final curve,
+   and its length, for the defaults, the paper's objective and the batch curve.
 
-Targets (issue): with ``max_memory`` per-row time flat in t; slpc at least
-100× faster per arrival than refitting at 2000 rows. Nothing is asserted.
+Nothing is asserted.
 """
 
 from __future__ import annotations
 
+import pickle
 import time
 from dataclasses import dataclass
 
@@ -50,8 +51,9 @@ from _common import (
     write_results,
 )
 
-from skonline.manifold import SequentialPrincipalCurve
-from skonline.manifold._hastie_stuetzle import hastie_stuetzle_curve
+from skonline.datasets import make_curve_stream
+from skonline.manifold import SequentialPrincipalCurve, _local_search
+from skonline.manifold._hastie_stuetzle import curve_length, hastie_stuetzle_curve
 from skonline.utils._polyline import project_to_polyline
 
 MEASURED_MODULES = [
@@ -59,103 +61,90 @@ MEASURED_MODULES = [
     "skonline.manifold._lattice",
     "skonline.manifold._local_search",
     "skonline.manifold._row_memory",
+    "skonline.manifold._curve_fast",
     "skonline.manifold._hastie_stuetzle",
     "skonline.utils._polyline",
 ]
+
+#: The paper's Algorithm 3 (its practical version): every extension of the defaults off.
+PAPER = dict(
+    length_penalty=0.0, turn_penalty=0.0, warm_up_moves=0, clip_grid=False, max_memory=None
+)
 
 
 @dataclass(frozen=True)
 class Config:
     rows: int
-    faithful_rows: int
     block: int
-    checkpoints: tuple
+    warm: int
+    timed: int
     refit_sizes: tuple
-    max_memory: int
+    quality_rows: int
     min_timed_seconds: float
 
 
 FULL = Config(
-    rows=20000,
-    faithful_rows=20000,
-    block=250,
-    checkpoints=(500, 1000, 2000, 5000, 10000, 20000),
+    rows=6000,
+    block=1000,
+    warm=2000,
+    timed=300,
     refit_sizes=(500, 1000, 2000),
-    max_memory=1000,
+    quality_rows=2000,
     min_timed_seconds=1.0,
 )
 SMOKE = Config(
-    rows=600,
-    faithful_rows=400,
+    rows=300,
     block=100,
-    checkpoints=(200, 400, 600),
-    refit_sizes=(200,),
-    max_memory=200,
+    warm=150,
+    timed=30,
+    refit_sizes=(100,),
+    quality_rows=150,
     min_timed_seconds=0.0,
 )
 
 
-def cubic_stream(n, seed):
-    rng = np.random.default_rng(seed)
-    u = rng.uniform(0.0, 10.0, n)
-    return np.c_[u, 0.05 * (u - 5.0) ** 3] + 0.1 * rng.standard_normal((n, 2))
+def stream(kind, n, seed):
+    return make_curve_stream(
+        n, kind=kind, noise=0.1 if kind == "cubic" else 0.3, random_state=seed
+    )[0]
 
 
-def true_curve():
-    g = np.linspace(0.0, 10.0, 20001)
-    return np.c_[g, 0.05 * (g - 5.0) ** 3]
+def per_row_times(X, cfg, repeats):
+    """Median over fresh runs of the per-row time of each block of rows (ms)."""
+    times = np.empty((repeats, X.shape[0] // cfg.block))
+    for r in range(repeats):
+        est = SequentialPrincipalCurve(random_state=r)
+        for b in range(times.shape[1]):
+            tic = time.perf_counter()
+            est.partial_fit(X[b * cfg.block : (b + 1) * cfg.block])
+            times[r, b] = 1e3 * (time.perf_counter() - tic) / cfg.block
+    return np.median(times, axis=0)
 
 
-def stream_times(X, cfg, max_memory, seed):
-    """Stream ``X`` in blocks; per-row time of the block ending at each checkpoint."""
-    est = SequentialPrincipalCurve(lattice_spacing=0.1, max_memory=max_memory, random_state=seed)
-    rows, elapsed, last_t, last_block = [], 0.0, 0, 0.0
-    for start in range(0, X.shape[0], cfg.block):
-        stop = min(start + cfg.block, X.shape[0])
-        tic = time.perf_counter()
-        est.partial_fit(X[start:stop])
-        last_block = time.perf_counter() - tic
-        elapsed += last_block
-        if stop in cfg.checkpoints:
-            rows.append(
-                {
-                    "t": stop,
-                    "per_row_ms": 1e3 * elapsed / (stop - last_t),
-                    "block_ms": 1e3 * last_block / (stop - start),
-                    "segments": est.n_segments_,
-                }
-            )
-            log(f"  max_memory={max_memory}: t={stop} {rows[-1]['per_row_ms']:.2f} ms/row")
-            elapsed, last_t = 0.0, stop
-    return est, rows
-
-
-def peer_fitters():
-    """Batch principal curves of PyPI peers, when importable: name -> (version, fit(X))."""
-    out = {}
+def kernel_ratio(X, cfg, params, repeats):
+    """Compiled against NumPy kernel from the same state: median per-round time ratio."""
+    est = SequentialPrincipalCurve(random_state=0, **params).fit(X[: cfg.warm])
+    frozen = pickle.dumps(est)
+    batch = X[cfg.warm : cfg.warm + cfg.timed]
+    rounds = []
     try:
-        import pcurvepy2
-
-        def fit_pcurvepy2(X):
-            pc = pcurvepy2.PrincipalCurve(k=5)
-            pc.fit(X)
-            return pc
-
-        out["pcurvepy2"] = (getattr(pcurvepy2, "__version__", "?"), fit_pcurvepy2)
-    except Exception:  # not installed, or a broken install
-        pass
-    try:
-        import prinpy.glob
-
-        def fit_prinpy(X):
-            cl = prinpy.glob.CLPCG()
-            cl.fit(X[:, 0], X[:, 1])
-            return cl
-
-        out["prinpy"] = ("?", fit_prinpy)
-    except Exception:
-        pass
-    return out
+        for _ in range(repeats):
+            out = {}
+            for compiled in (True, False):  # interleaved: one of each per round
+                _local_search.USE_COMPILED = compiled
+                trial = pickle.loads(frozen)
+                tic = time.perf_counter()
+                trial.partial_fit(batch)
+                out[compiled] = 1e3 * (time.perf_counter() - tic) / cfg.timed
+            rounds.append((out[True], out[False]))
+    finally:
+        _local_search.USE_COMPILED = True
+    rounds = np.array(rounds)
+    return (
+        float(np.median(rounds[:, 0])),
+        float(np.median(rounds[:, 1])),
+        float(np.median(rounds[:, 1] / rounds[:, 0])),
+    )
 
 
 def main(argv=None):
@@ -166,97 +155,123 @@ def main(argv=None):
     load_before = load_average()
     start = time.perf_counter()
     timing = Timing(repeats, cfg.min_timed_seconds)
-    X = cubic_stream(cfg.rows, args.seed)
-    X_test = cubic_stream(5000, args.seed + 1)
-    truth_msd = float(project_to_polyline(X_test, true_curve())[0].mean())
 
     with one_blas_thread():
-        log("slpc, faithful (all past rows)")
-        faithful, faithful_rows = stream_times(X[: cfg.faithful_rows], cfg, None, args.seed)
-        log(f"slpc, max_memory={cfg.max_memory}")
-        windowed, windowed_rows = stream_times(X, cfg, cfg.max_memory, args.seed)
+        flat_rows = []
+        for kind in ("cubic", "arcs"):
+            log(f"per-row time with the defaults, {kind}")
+            X = stream(kind, cfg.rows, args.seed)
+            ms = per_row_times(X, cfg, repeats)
+            for b, value in enumerate(ms):
+                flat_rows.append(
+                    {
+                        "stream": kind,
+                        "rows": f"{b * cfg.block}-{(b + 1) * cfg.block}",
+                        "per_row_ms": value,
+                        "vs_first": value / ms[0],
+                    }
+                )
+        kernel_rows = []
+        X = stream("cubic", cfg.warm + cfg.timed, args.seed)
+        for label, params in (
+            ("defaults (reservoir of 1000 rows)", {}),
+            (
+                "the issue's setting: paper objective, lattice 0.1, window of 1000",
+                dict(PAPER, lattice_spacing=0.1, max_memory=1000, memory_policy="window"),
+            ),
+        ):
+            log(f"compiled vs NumPy kernel: {label}")
+            fast, slow, ratio = kernel_ratio(X, cfg, params, max(repeats, 3))
+            kernel_rows.append(
+                {"setting": label, "compiled_ms": fast, "numpy_ms": slow, "ratio": ratio}
+            )
         refit_rows = []
-        peers = peer_fitters()
+        Xr = stream("cubic", max(cfg.refit_sizes) + 1, args.seed)
+        est = SequentialPrincipalCurve(random_state=0)
+        seen = 0
         for t in cfg.refit_sizes:
-            seconds, curve = best_time(lambda t=t: hastie_stuetzle_curve(X[:t]), timing)
-            row = {"t": t, "method": "Hastie-Stuetzle refit", "refit_ms": 1e3 * seconds}
-            row["msd"] = float(project_to_polyline(X_test, curve)[0].mean())
-            refit_rows.append(row)
-            log(f"  HS refit t={t}: {seconds:.3f} s")
-            for name, (_, fit) in peers.items():
-                seconds, _ = best_time(lambda t=t, fit=fit: fit(X[:t]), timing)
-                refit_rows.append({"t": t, "method": f"{name} refit", "refit_ms": 1e3 * seconds})
-
-    def per_row_at(rows, t, key="per_row_ms"):
-        return next((r[key] for r in rows if r["t"] == t), np.nan)
-
-    for r in refit_rows:
-        r["slpc_ms"] = per_row_at(faithful_rows, r["t"])
-        r["slpc_window_ms"] = per_row_at(windowed_rows, r["t"])
-        r["speedup"] = r["refit_ms"] / r["slpc_ms"]
-        r["speedup_window"] = r["refit_ms"] / r["slpc_window_ms"]
-    time_rows = []
-    for t in cfg.checkpoints:
-        time_rows.append(
+            est.partial_fit(Xr[seen : t - 50])
+            tic = time.perf_counter()
+            est.partial_fit(Xr[t - 50 : t])
+            step_ms = 1e3 * (time.perf_counter() - tic) / 50
+            seen = t
+            seconds, _ = best_time(lambda t=t: hastie_stuetzle_curve(Xr[:t]), timing)
+            refit_rows.append(
+                {
+                    "t": t,
+                    "refit_ms": 1e3 * seconds,
+                    "slpc_ms": step_ms,
+                    "speedup": 1e3 * seconds / step_ms,
+                }
+            )
+            log(f"  HS refit t={t}: {seconds:.3f} s, slpc {step_ms:.2f} ms/row")
+        X = stream("cubic", cfg.quality_rows, args.seed)
+        X_test = stream("cubic", 5000, args.seed + 1)
+        u = np.linspace(0.0, 10.0, 20001)
+        truth = np.c_[u, 0.05 * (u - 5.0) ** 3]
+        quality = [
             {
-                "t": t,
-                "faithful_ms": per_row_at(faithful_rows, t),
-                "window_ms": per_row_at(windowed_rows, t),
-                "faithful_block_ms": per_row_at(faithful_rows, t, "block_ms"),
-                "window_block_ms": per_row_at(windowed_rows, t, "block_ms"),
-                "faithful_k": next((r["segments"] for r in faithful_rows if r["t"] == t), None),
-                "window_k": next((r["segments"] for r in windowed_rows if r["t"] == t), None),
+                "curve": "true curve (noise floor)",
+                "msd": float(project_to_polyline(X_test, truth)[0].mean()),
+                "length": curve_length(truth),
+            }
+        ]
+        for label, params in (("slpc defaults", {}), ("slpc, paper's objective", PAPER)):
+            fitted = SequentialPrincipalCurve(random_state=0, **params).fit(X)
+            quality.append(
+                {
+                    "curve": label,
+                    "msd": -float(np.mean(fitted.score_samples(X_test))),
+                    "length": fitted.length_,
+                }
+            )
+        V = hastie_stuetzle_curve(X)
+        quality.append(
+            {
+                "curve": "Hastie-Stuetzle batch",
+                "msd": float(project_to_polyline(X_test, V)[0].mean()),
+                "length": curve_length(V),
             }
         )
-    quality = [
-        {"method": "true curve (noise floor)", "rows": "", "msd": truth_msd},
-        {
-            "method": "slpc faithful",
-            "rows": cfg.faithful_rows,
-            "msd": -faithful.score(X_test),
-            "k": faithful.n_segments_,
-        },
-        {
-            "method": f"slpc max_memory={cfg.max_memory}",
-            "rows": cfg.rows,
-            "msd": -windowed.score(X_test),
-            "k": windowed.n_segments_,
-        },
-    ] + [
-        {"method": "Hastie-Stuetzle batch", "rows": r["t"], "msd": r["msd"]}
-        for r in refit_rows
-        if "msd" in r
-    ]
+
     elapsed = time.perf_counter() - start
-    env = environment(
-        digests,
-        load_before,
-        load_average(),
-        read_at_start=True,
-        extra_versions=[(n, v) for n, (v, _) in peer_fitters().items()],
-    )
-    peers_line = ", ".join(peers) if peers else "pcurvepy2 and prinpy are not installed: skipped"
+    env = environment(digests, load_before, load_average(), read_at_start=True)
+    first_last = {
+        kind: [r["per_row_ms"] for r in flat_rows if r["stream"] == kind]
+        for kind in ("cubic", "arcs")
+    }
     text = "\n".join(
         [
-            "# SequentialPrincipalCurve: per-row update time and refit-per-arrival",
+            "# SequentialPrincipalCurve: per-row time, compiled step, refit per arrival",
             "",
             *env,
-            timing_line(timing, elapsed, "slpc blocks timed once"),
-            f"- data: noisy 2-D cubic (Table 1 of Guedj & Li), i.i.d. order, seed {args.seed}; "
-            f"lattice_spacing 0.1, defaults otherwise; peers: {peers_line}",
+            timing_line(timing, elapsed, "median over fresh runs / interleaved rounds"),
+            f"- data: make_curve_stream cubic (noise 0.1) and arcs (noise 0.3), seed {args.seed}",
             "",
-            "## Per-row update time against rows seen (ms)",
+            "## Per-row update time with the defaults against rows seen (ms)",
             "",
             markdown_table(
-                time_rows,
+                flat_rows,
                 [
-                    ("rows seen t", "t", "d"),
-                    ("faithful, interval", "faithful_ms", ".2f"),
-                    ("faithful, block", "faithful_block_ms", ".2f"),
-                    (f"max_memory={cfg.max_memory}, interval", "window_ms", ".2f"),
-                    (f"max_memory={cfg.max_memory}, block", "window_block_ms", ".2f"),
-                    ("k faithful", "faithful_k", "d"),
-                    ("k window", "window_k", "d"),
+                    ("stream", "stream", ""),
+                    ("rows", "rows", ""),
+                    ("ms per row", "per_row_ms", ".3f"),
+                    ("/ first block", "vs_first", ".2f"),
+                ],
+            ),
+            "",
+            "Last block / first block: "
+            + ", ".join(f"{k} {v[-1] / v[0]:.2f}" for k, v in first_last.items()),
+            "",
+            f"## Compiled step against the NumPy kernel ({cfg.timed} rows after {cfg.warm})",
+            "",
+            markdown_table(
+                kernel_rows,
+                [
+                    ("setting", "setting", ""),
+                    ("compiled (ms/row)", "compiled_ms", ".3f"),
+                    ("NumPy (ms/row)", "numpy_ms", ".3f"),
+                    ("ratio", "ratio", ".2f"),
                 ],
             ),
             "",
@@ -266,45 +281,40 @@ def main(argv=None):
                 refit_rows,
                 [
                     ("t", "t", "d"),
-                    ("method", "method", ""),
-                    ("refit (ms)", "refit_ms", ".1f"),
-                    ("slpc (ms/row)", "slpc_ms", ".2f"),
+                    ("HS refit (ms)", "refit_ms", ".1f"),
+                    ("slpc (ms/row)", "slpc_ms", ".3f"),
                     ("speed-up", "speedup", ".0f"),
-                    ("slpc window (ms/row)", "slpc_window_ms", ".2f"),
-                    ("speed-up window", "speedup_window", ".0f"),
                 ],
             ),
             "",
-            "## Mean squared distance of 5000 fresh points to the final curve",
+            f"## Mean squared distance of 5000 fresh points ({cfg.quality_rows} training rows)",
             "",
             markdown_table(
                 quality,
-                [
-                    ("curve", "method", ""),
-                    ("rows", "rows", ""),
-                    ("MSD", "msd", ".4f"),
-                    ("k", "k", ""),
-                ],
+                [("curve", "curve", ""), ("MSD", "msd", ".4f"), ("length", "length", ".1f")],
             ),
             "",
         ]
     )
     stem = "bench_principal_curve" if cfg is FULL else "bench_principal_curve_smoke"
-    sections = {"times": time_rows, "refit": refit_rows, "quality": quality}
+    sections = {"times": flat_rows, "kernel": kernel_rows, "refit": refit_rows, "quality": quality}
     columns = [
         "section",
+        "stream",
+        "rows",
+        "per_row_ms",
+        "vs_first",
+        "setting",
+        "compiled_ms",
+        "numpy_ms",
+        "ratio",
         "t",
-        "faithful_ms",
-        "window_ms",
-        "method",
         "refit_ms",
         "slpc_ms",
         "speedup",
-        "slpc_window_ms",
-        "speedup_window",
-        "rows",
+        "curve",
         "msd",
-        "k",
+        "length",
     ]
     write_results(args.out, stem, text, sections, columns)
 

@@ -224,11 +224,60 @@ def transformer_methods(k):
     }
 
 
+#: SequentialPrincipalCurve with the paper's objective (every extension of the defaults off).
+CURVE_PAPER = dict(
+    length_penalty=0.0, turn_penalty=0.0, warm_up_moves=0, clip_grid=False, max_memory=None
+)
+
+
 def curve_methods():
     return {
-        "SequentialPrincipalCurve": ("skonline", skonline.manifold.SequentialPrincipalCurve()),
+        "SequentialPrincipalCurve": (
+            "skonline",
+            skonline.manifold.SequentialPrincipalCurve(random_state=0),
+        ),
+        "slpc, paper's objective": (
+            "tuned",
+            skonline.manifold.SequentialPrincipalCurve(random_state=0, **CURVE_PAPER),
+        ),
         "HS curve refitted on prefix": ("peer", PrefixCurve()),
     }
+
+
+def _outside(V, X):
+    """Largest distance of a vertex to the convex hull of ``X``, over the box's diagonal."""
+    from skonline.utils._polyline import distance_outside_hull
+
+    gap = distance_outside_hull(V, X)
+    return float(gap.max() / np.linalg.norm(X.max(axis=0) - X.min(axis=0)))
+
+
+def curve_shapes(task, n_orders, seed):
+    """The final curves: length over the batch HS curve's, and the farthest vertex outside."""
+    from skonline.manifold._hastie_stuetzle import curve_length, hastie_stuetzle_curve
+
+    names = [n for n, (kind, est) in task.methods.items() if kind != "peer"]
+    lines = [
+        "Final curves (fitted on all rows, each row order): length / the batch "
+        "Hastie–Stuetzle curve's (princurve's stretch 2; range over orders), and the "
+        "farthest vertex outside the data's convex hull (% of the bounding box's diagonal, "
+        "worst order).",
+        "",
+        "| dataset | HS length | " + " | ".join(f"{n}: length / HS, outside" for n in names) + " |",
+        "|---|---:|" + "---:|" * len(names),
+    ]
+    for stream in task.streams:
+        hs = curve_length(hastie_stuetzle_curve(stream.X))
+        cells = []
+        for name in names:
+            ratios, outside = [], []
+            for _, order in _orders(stream, n_orders, seed):
+                est = clone(task.methods[name][1]).fit(stream.X[order])
+                ratios.append(est.length_ / hs)
+                outside.append(_outside(est.vertices_, stream.X))
+            cells.append(f"{min(ratios):.2f}–{max(ratios):.2f}, {100 * max(outside):.1f} %")
+        lines.append(f"| {stream.name} | {hs:.3g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------- evaluation
@@ -453,6 +502,8 @@ def main(argv=None):
         log(f"{task.title} ...")
         table = evaluate(task, n_orders, args.seed)
         text = markdown(task, table)
+        if key == "curves":
+            text += "\n\n" + curve_shapes(task, n_orders, args.seed)
         sections.append(text)
         print(text, flush=True)
         if args.docs is not None:

@@ -353,6 +353,8 @@ class OnlineEstimator(BaseEstimator):
 
     #: Keyword arguments of the pass that hold one value per row (sliced with the rows).
     _row_kwargs: tuple[str, ...] = ("sample_weight",)
+    #: Boolean keyword arguments of the pass that act once, at its end.
+    _pass_end_kwargs: tuple[str, ...] = ()
 
     def _verbose_pass(self, state, X, y, *, epoch=None, **kwargs):
         """``_partial_fit_state`` over the rows; with ``verbose``, in chunks, with progress.
@@ -375,6 +377,8 @@ class OnlineEstimator(BaseEstimator):
                 key: (value[sl] if key in self._row_kwargs else value)
                 for key, value in kwargs.items()
             }
+            if sl.stop < n:  # flags that close a pass apply to its last chunk only
+                part.update(dict.fromkeys(set(self._pass_end_kwargs) & part.keys(), False))
             state = self._partial_fit_state(state, X[sl], None if y is None else y[sl], **part)
             elapsed = time.perf_counter() - start
             rate = sl.stop / elapsed if elapsed > 0 else float("inf")

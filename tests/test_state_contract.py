@@ -217,10 +217,27 @@ def test_every_verbose_fit_prints_progress_and_learns_the_same(capsys, cls):
         y = (X[:, 0] > X[:, 1]).astype(int)
     elif is_regressor(cls()):
         y = X @ [1.0, -1.0, 0.5, 0.0]
-    quiet = cls().fit(X, y)
+    seed = {"random_state": 0} if "random_state" in cls().get_params() else {}
+    quiet = cls(**seed).fit(X, y)
     assert capsys.readouterr().out == ""
-    loud = cls(verbose=1).fit(X, y)
+    loud = cls(verbose=1, **seed).fit(X, y)
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) >= 5 and all(line.startswith(f"[{cls.__name__}] ") for line in lines)
     assert "1200/1200 rows" in lines[-1] and "rows/s" in lines[-1]
+    assert pickle.dumps(loud._state) == pickle.dumps(quiet._state)
+
+
+def test_verbose_fit_closes_the_pass_once(capsys):
+    # fit builds a principal curve from fewer than init_size rows at the end of
+    # the pass only: the chunks of a verbose fit must not build it earlier.
+    from skonline import SequentialPrincipalCurve
+
+    X = np.array([[0.0, 0.0], [1.0, 0.5], [2.0, 0.0]])
+    quiet = SequentialPrincipalCurve(init_size=3, random_state=0).fit(X[:2])
+    loud = SequentialPrincipalCurve(init_size=3, random_state=0, verbose=2).fit(X[:2])
+    assert pickle.dumps(loud._state) == pickle.dumps(quiet._state)
+    assert len(capsys.readouterr().out.splitlines()) == 1
+    loud = SequentialPrincipalCurve(init_size=3, random_state=0, verbose=1).fit(X)
+    quiet = SequentialPrincipalCurve(init_size=3, random_state=0).fit(X)
+    assert len(capsys.readouterr().out.splitlines()) == 3
     assert pickle.dumps(loud._state) == pickle.dumps(quiet._state)

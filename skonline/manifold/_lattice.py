@@ -37,6 +37,8 @@ __all__ = [
 _EXACT_DIAMETER_MAX = 500
 #: Largest lattice box enumerated exactly; beyond it the local grid is sampled.
 _MAX_BOX_POINTS = 20000
+#: Lattice step of the default, as a fraction of the rows' spread.
+_SPACING_FACTOR = 0.02
 #: Decimals of the lattice coordinates kept in a curve's key.
 _KEY_DECIMALS = 9
 
@@ -88,31 +90,35 @@ def theory_constants(d, p, delta, R, L):
     return {"c0": c0, "c1": c1, "c2": c2, "c3": c3, "C": c1 * p + c2 * L + c3}
 
 
-def default_lattice_spacing(X0):
-    """``0.01 max_i ||x_i − x̄||`` over the rows that build the first curve.
+def default_lattice_spacing(spread, *, warn=True):
+    """``0.02 × spread``, the lattice step of the data's scale.
 
-    The factor mirrors the paper's experimental ``L = 0.01 p sqrt(d) R``
-    (Section 5). When the rows coincide their spread gives no scale: 1.0, with
-    a ``UserWarning``.
+    ``spread`` is the root mean squared distance of the rows to their mean.
+    The factor gives about 100 lattice steps across the bulk of the data,
+    the resolution of the paper's experiments (``δ = 0.1`` on its 2-D cubic).
+    Rows that do not spread give no scale: 1.0, with a ``UserWarning`` when
+    ``warn``.
 
     Parameters
     ----------
-    X0 : ndarray of shape (n_rows, n_features)
-        The first rows of the stream.
+    spread : float
+        Root mean squared distance of the rows to their mean.
+    warn : bool, default=True
+        Warn when the fallback is used.
 
     Returns
     -------
     delta : float
     """
-    spread = float(np.sqrt(np.max(np.sum(np.square(X0 - X0.mean(axis=0)), axis=1))))
     if spread > 0.0:
-        return 0.01 * spread
-    warnings.warn(
-        "the initial rows coincide, so lattice_spacing cannot be derived from "
-        "their spread; using 1.0. Pass lattice_spacing explicitly.",
-        UserWarning,
-        stacklevel=2,
-    )
+        return _SPACING_FACTOR * spread
+    if warn:
+        warnings.warn(
+            "the rows coincide, so lattice_spacing cannot be derived from their "
+            "spread; using 1.0. Pass lattice_spacing explicitly.",
+            UserWarning,
+            stacklevel=2,
+        )
     return 1.0
 
 

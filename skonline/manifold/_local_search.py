@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._curve_fast import local_candidates
+
 __all__ = [
     "apply_candidate",
     "choose_candidate",
@@ -32,6 +34,8 @@ _QUAD_WIDTH = 50.0
 #: Entries of the (rows x grid points) distance arrays held at once per step.
 _FAN_BUDGET = 4_000_000
 
+#: Run the compiled kernel (``False``: the NumPy one, for comparisons).
+USE_COMPILED = True
 #: Candidate kinds, in generation order.
 KEEP, MOVE, INSERT, DELETE = 0, 1, 2, 3
 
@@ -156,6 +160,8 @@ def score_local_candidates(
     center,
     max_length=None,
     return_lengths=False,
+    return_turns=False,
+    compiled=None,
 ):
     """Generate and score the local candidates of one round (a subset of ``U(f̂_{t-1})``).
 
@@ -196,6 +202,13 @@ def score_local_candidates(
         Longest allowed curve.
     return_lengths : bool, default=False
         Also return each candidate's length.
+    return_turns : bool, default=False
+        Also return each candidate's turn cost minus that of ``V``
+        (:func:`turn_cost`).
+    compiled : bool or None, default=None
+        Use the compiled kernel (``_curve_fast``); ``None`` reads
+        ``USE_COMPILED``. ``False`` runs the NumPy implementation, the
+        previous kernel, kept as a second reference and for the benchmark.
 
     Returns
     -------
@@ -211,7 +224,44 @@ def score_local_candidates(
         Segments of the candidate.
     lengths : ndarray
         Length of the candidate; only with ``return_lengths=True``.
+    turns : ndarray
+        Turn cost change of the candidate; only with ``return_turns=True``.
     """
+    if USE_COMPILED if compiled is None else compiled:
+        if block[0] == "empty":
+            first, last, empty_pos = -1, -1, int(block[1])
+        else:
+            first, last, empty_pos = int(block[0]), int(block[1]), -1
+        out = local_candidates(
+            np.ascontiguousarray(X),
+            np.ascontiguousarray(w, dtype=np.float64),
+            D,
+            np.ascontiguousarray(dcur),
+            np.ascontiguousarray(amin, dtype=np.int64),
+            np.ascontiguousarray(V),
+            np.ascontiguousarray(G, dtype=np.float64).reshape(-1, V.shape[1]),
+            np.ascontiguousarray(center, dtype=np.float64),
+            first,
+            last,
+            empty_pos,
+            bool(can_insert),
+            bool(can_delete),
+            -1.0 if max_length is None else float(max_length),
+            bool(return_turns),
+        )
+        return out[:5] + ((out[5],) if return_lengths else ()) + ((out[6],) if return_turns else ())
+    out = _score_local_candidates_numpy(
+        X, w, D, dcur, amin, V, block, G, can_insert=can_insert, can_delete=can_delete,
+        center=center, max_length=max_length, return_lengths=True,
+    )  # fmt: skip
+    turns = candidate_turn_costs(V, out[0], out[1], out[2], G) - turn_cost(V)
+    return out[:5] + ((out[5],) if return_lengths else ()) + ((turns,) if return_turns else ())
+
+
+def _score_local_candidates_numpy(
+    X, w, D, dcur, amin, V, block, G, *, can_insert, can_delete, center, max_length, return_lengths
+):
+    """:func:`score_local_candidates` in NumPy (the kernel before the compiled one)."""
     k = V.shape[0] - 1
     xc_dist = np.sqrt(np.sum(np.square(X - center), axis=1))
     seg_len = np.sqrt(np.sum(np.square(np.diff(V, axis=0)), axis=1))
@@ -435,3 +485,59 @@ def choose_candidate(objective, kinds, n_segments):
     best = float(objective.min())
     tied = np.flatnonzero(objective == best)
     return int(tied[np.lexsort((tied, kinds[tied] != KEEP, n_segments[tied]))[0]])
+
+
+def _turn(a, b, c):
+    """``(1 − cos θ) / 2`` of the turn at ``b`` on the path ``a → b → c`` (0 if degenerate)."""
+    u = b - a
+    v = c - b
+    uv = np.sum(u * v, axis=-1)
+    nn = np.sqrt(np.sum(u * u, axis=-1)) * np.sqrt(np.sum(v * v, axis=-1))
+    cos = np.divide(uv, nn, out=np.ones_like(uv), where=nn > 0.0)
+    return 0.5 * (1.0 - np.clip(cos, -1.0, 1.0))
+
+
+def turn_cost(V):
+    """Sum of ``(1 − cos θ_i) / 2`` over the interior vertices of ``V``."""
+    if V.shape[0] < 3:
+        return 0.0
+    return float(np.sum(_turn(V[:-2], V[1:-1], V[2:])))
+
+
+def candidate_turn_costs(V, kinds, pos, gidx, G):
+    """``turn_cost`` of every candidate curve, from the turns it changes."""
+    k = V.shape[0] - 1
+    base = turn_cost(V)
+    out = np.full(kinds.size, base)
+
+    def t(i, j, l, pts=None, slot=None):
+        # turn at the middle of V[i], V[j], V[l]; a slot equal to -1 takes pts
+        P = [pts if s == -1 else V[s] for s in (i, j, l)]
+        return _turn(*P)
+
+    def old(j):
+        return float(_turn(V[j - 1], V[j], V[j + 1])) if 1 <= j <= k - 1 else 0.0
+
+    for kind in (1, 2, 3):
+        for p in np.unique(pos[kinds == kind]):
+            sel = np.flatnonzero((kinds == kind) & (pos == p))
+            g = G[gidx[sel]] if kind != 3 else None
+            p = int(p)
+            if kind == 1:
+                removed = old(p - 1) + old(p) + old(p + 1)
+                W = [V[j] for j in range(max(p - 2, 0), min(p + 2, k) + 1)]
+                off = max(p - 2, 0)
+                W[p - off] = g
+            elif kind == 2:
+                removed = old(p - 1) + old(p)
+                W = [V[j] for j in range(max(p - 2, 0), min(p + 1, k) + 1)]
+                off = max(p - 2, 0)
+                W.insert(p - off, g)
+            else:
+                removed = old(p - 1) + old(p) + old(p + 1)
+                W = [V[j] for j in range(max(p - 2, 0), min(p + 2, k) + 1) if j != p]
+            added = 0.0
+            for i in range(len(W) - 2):
+                added = added + _turn(W[i], W[i + 1], W[i + 2])
+            out[sel] = base - removed + added
+    return out

@@ -8,8 +8,15 @@ projection parameter to every segment of the current curve, its nearest
 segment and that distance. A change of the curve recomputes only the columns
 of the changed segments (:meth:`RowMemory.replace_segments`).
 
-By default every row is kept (the paper's whole past). With ``max_rows`` the
-memory is a sliding window: a new row overwrites the oldest one.
+Without ``max_rows`` every row is kept (the paper's whole past). With
+``max_rows`` the memory is bounded, with one of two policies:
+
+* ``"reservoir"``: a uniform sample of every row offered so far (Vitter's
+  Algorithm R): the ``t``-th row replaces a uniformly drawn stored row with
+  probability ``max_rows / t``. A row that is not kept still takes part in
+  its own step, from a scratch slot (:meth:`RowMemory.settle` drops it).
+* ``"window"``: the most recent ``max_rows`` rows (a new row overwrites the
+  oldest one).
 
 The methods that change a :class:`RowMemory` write into it in place; the pass
 of the estimator calls them on its own copy of the state only.
@@ -21,10 +28,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils._polyline import segment_sqdist
+from ._curve_fast import segments_sqdist
 
-__all__ = ["RowMemory", "neighbourhood_mask"]
+__all__ = ["VERTEX_TOL", "RowMemory", "neighbourhood_mask", "projection_segment"]
 
+#: Projection parameters within this of 0 or 1 put a row in a vertex's Voronoi cell.
+VERTEX_TOL = 1e-9
 #: Rows allocated at least when the memory grows without bound.
 _MIN_CAPACITY = 16
 
@@ -42,7 +51,9 @@ def neighbourhood_mask(amin, tau, a):
     tau : ndarray of shape (n,)
         Parameter of each row's projection on its nearest segment: the row is
         in the segment cell ``S_j`` when ``0 < tau < 1``, in the vertex cell
-        ``V_j`` when ``tau = 0`` and in ``V_{j+1}`` when ``tau = 1``.
+        ``V_j`` when ``tau = 0`` and in ``V_{j+1}`` when ``tau = 1``, up to
+        ``VERTEX_TOL`` (a row at a vertex, such as an initial row at an end of
+        the first segment, must not be classified by the rounding of ``tau``).
     a : int
         The segment.
 
@@ -50,9 +61,35 @@ def neighbourhood_mask(amin, tau, a):
     -------
     mask : ndarray of bool, shape (n,)
     """
-    interior = (tau > 0.0) & (tau < 1.0)
-    vertex = np.where(tau >= 1.0, amin + 1, amin)
+    interior = (tau > VERTEX_TOL) & (tau < 1.0 - VERTEX_TOL)
+    vertex = np.where(tau >= 1.0 - VERTEX_TOL, amin + 1, amin)
     return np.where(interior, np.abs(amin - a) <= 1, (vertex == a) | (vertex == a + 1))
+
+
+def projection_segment(amin, tau):
+    """The segment a row projects on, for its neighbourhood (Section 4).
+
+    Its nearest segment when the projection is inside it; when the projection
+    is a vertex ``v_j`` (``tau`` within ``VERTEX_TOL`` of 0 or 1), the lowest
+    segment holding it, ``max(j − 1, 0)``, whichever of the two segments that
+    share the vertex came out nearer in floating point.
+
+    Parameters
+    ----------
+    amin : int
+        The row's nearest segment.
+    tau : float
+        Its projection parameter on that segment.
+
+    Returns
+    -------
+    segment : int
+    """
+    if tau >= 1.0 - VERTEX_TOL:
+        return int(amin)
+    if tau <= VERTEX_TOL:
+        return max(int(amin) - 1, 0)
+    return int(amin)
 
 
 @dataclass(kw_only=True, eq=False)
@@ -81,7 +118,14 @@ class RowMemory:
     next_slot : int
         Slot the next row overwrites once a sliding window is full.
     max_rows : int or None
-        Size of the sliding window; ``None`` keeps every row.
+        Rows kept; ``None`` keeps every row.
+    policy : {"reservoir", "window"}
+        Which rows a bounded memory keeps.
+    n_offered : int
+        Rows ever stored (the ``t`` of the reservoir's ``max_rows / t``).
+    transient : bool
+        The last row stored sits in the scratch slot and leaves at
+        :meth:`settle` (reservoir only).
     """
 
     rows: np.ndarray
@@ -93,9 +137,12 @@ class RowMemory:
     n_rows: int = 0
     next_slot: int = 0
     max_rows: int | None = None
+    policy: str = "reservoir"
+    n_offered: int = 0
+    transient: bool = False
 
     @classmethod
-    def empty(cls, n_features, max_segments, *, max_rows=None, expected_rows=0):
+    def empty(cls, n_features, max_segments, *, max_rows=None, policy="reservoir", expected_rows=0):
         """An empty memory for curves of at most ``max_segments`` segments.
 
         Parameters
@@ -105,7 +152,9 @@ class RowMemory:
         max_segments : int
             Largest number of segments of a curve (columns of the caches).
         max_rows : int or None, default=None
-            Size of the sliding window (``None``: every row is kept).
+            Rows kept (``None``: every row).
+        policy : {"reservoir", "window"}, default="reservoir"
+            Which rows a bounded memory keeps.
         expected_rows : int, default=0
             Rows about to be stored (sizes the first allocation).
 
@@ -114,7 +163,7 @@ class RowMemory:
         memory : RowMemory
         """
         if max_rows is not None:
-            capacity = int(max_rows)
+            capacity = int(max_rows) + (policy == "reservoir")  # + the scratch slot
         else:
             capacity = _MIN_CAPACITY
             while capacity < expected_rows:
@@ -127,6 +176,7 @@ class RowMemory:
             nearest_sqdist=np.zeros(capacity),
             explored=np.zeros(capacity, dtype=bool),
             max_rows=max_rows,
+            policy=policy,
         )
 
     _ARRAYS = ("rows", "sqdist", "tau", "nearest", "nearest_sqdist", "explored")
@@ -140,7 +190,7 @@ class RowMemory:
             new[:capacity] = old
             setattr(self, name, new)
 
-    def store(self, x, dist, tau, explored):
+    def store(self, x, dist, tau, explored, rng=None):
         """Store a row with its distances to the ``k`` segments (in place).
 
         Parameters
@@ -151,18 +201,33 @@ class RowMemory:
             Its squared distance and projection parameter to each segment.
         explored : bool
             Whether the row is an exploration row.
+        rng : numpy.random.Generator or None, default=None
+            Draws the reservoir's slot (one integer once the reservoir is full).
 
         Returns
         -------
         slot : int
             Index of the row in the memory.
         """
+        self.n_offered += 1
         capacity = self.rows.shape[0]
-        if self.n_rows == capacity and self.max_rows is None:
-            self._grow()
-            capacity = self.rows.shape[0]
-        full = self.n_rows == capacity
-        slot = self.next_slot if full else self.n_rows
+        if self.max_rows is None:
+            if self.n_rows == capacity:
+                self._grow()
+            slot = self.n_rows
+            self.n_rows += 1
+        elif self.n_rows < self.max_rows:
+            slot = self.n_rows
+            self.n_rows += 1
+        elif self.policy == "window":
+            slot = self.next_slot
+            self.next_slot = (self.next_slot + 1) % self.max_rows
+        else:  # Algorithm R: kept with probability max_rows / n_offered
+            slot = int(rng.integers(self.n_offered))
+            if slot >= self.max_rows:
+                slot = self.max_rows
+                self.n_rows = self.max_rows + 1
+                self.transient = True
         k = dist.shape[0]
         self.rows[slot] = x
         self.sqdist[slot, :k] = dist
@@ -171,11 +236,13 @@ class RowMemory:
         self.nearest[slot] = j
         self.nearest_sqdist[slot] = dist[j]
         self.explored[slot] = explored
-        if full:
-            self.next_slot = (self.next_slot + 1) % capacity
-        else:
-            self.n_rows += 1
         return slot
+
+    def settle(self):
+        """Drop a row of the scratch slot after its step (in place)."""
+        if self.transient and self.max_rows is not None:
+            self.n_rows = self.max_rows
+            self.transient = False
 
     def replace_segments(self, V_new, k, lo, hi, m):
         """Update the caches after segments ``lo..hi-1`` became ``m`` new ones (in place).
@@ -200,8 +267,7 @@ class RowMemory:
         X = self.rows[:n]
         new_d = np.empty((n, m))
         new_t = np.empty((n, m))
-        for i in range(m):
-            new_d[:, i], new_t[:, i] = segment_sqdist(X, V_new[lo + i], V_new[lo + i + 1])
+        segments_sqdist(X, np.ascontiguousarray(V_new), lo, m, new_d, new_t)
         D = self.sqdist[:n]
         T = self.tau[:n]
         D[:, :kn] = np.concatenate([D[:, :lo], new_d, D[:, hi:k]], axis=1)

@@ -21,6 +21,7 @@ import numpy as np
 
 __all__ = [
     "arc_lengths",
+    "distance_outside_hull",
     "point_at_arc_length",
     "project_to_polyline",
     "segment_sqdist",
@@ -122,3 +123,26 @@ def point_at_arc_length(V, s):
         t = np.where(seglen > 0, (s - cum[i]) / np.where(seglen > 0, seglen, 1.0), 0.0)
     t = np.clip(t, 0.0, 1.0)
     return (1.0 - t)[:, None] * V[i] + t[:, None] * V[i + 1]
+
+
+def distance_outside_hull(P, X):
+    """Distance of each point of ``P`` to the convex hull of the 2-D rows ``X`` (0 inside).
+
+    Parameters
+    ----------
+    P : ndarray of shape (m, 2)
+    X : ndarray of shape (n, 2)
+        At least three rows, not all on one line.
+
+    Returns
+    -------
+    distance : ndarray of shape (m,)
+    """
+    from scipy.spatial import ConvexHull
+
+    hull = ConvexHull(X)
+    ring = X[np.r_[hull.vertices, hull.vertices[:1]]]
+    inside = np.all(hull.equations[:, :-1] @ P.T + hull.equations[:, -1:] <= 1e-12, axis=0)
+    gap = np.sqrt(project_to_polyline(P, ring)[0])
+    gap[inside] = 0.0
+    return gap

@@ -138,8 +138,11 @@ def test_a_row_far_outside_the_first_rows_spread_is_handled(magnitude):
     RuntimeWarning and the junk point ``-2**63 δ`` instead of the row's own.
     """
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((20, 2))
-    est = SequentialPrincipalCurve(random_state=0).fit(X)
+    X = rng.standard_normal((60, 2))
+    # the paper's objective: no prices (S(f̂) · Len(f) ~ |x|³ would overflow at 1e150)
+    est = SequentialPrincipalCurve(
+        random_state=0, length_penalty=0.0, turn_penalty=0.0, warm_up_moves=0
+    ).fit(X)
     delta = est.lattice_spacing_
     V0 = est.vertices_
     far = np.array([[magnitude, 0.0]])
@@ -160,18 +163,29 @@ def test_a_row_far_outside_the_first_rows_spread_is_handled(magnitude):
     assert np.all(np.isfinite(est.vertices_)) and np.isfinite(est.cumulative_loss_)
 
 
-def test_an_update_that_overflows_is_refused_and_leaves_the_state():
-    """A length term beyond float64 (λ_t ~ |x|², Len(f)/δ ~ |x|/δ) cannot be applied."""
+def test_a_row_at_1e150_is_learned_with_the_default_prices():
+    """The prices are ratios (S(f̂) / spread · Len(f)): |x|² / |x| · |x|, no overflow."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((20, 2))
-    est = SequentialPrincipalCurve(length_penalty=0.5, random_state=0).fit(X)
+    est = SequentialPrincipalCurve(random_state=0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.partial_fit(np.array([[1e150, 0.0]]))
+    assert np.all(np.isfinite(est.vertices_)) and np.isfinite(est.cumulative_loss_)
+
+
+def test_an_update_that_overflows_is_refused_and_leaves_the_state():
+    """A length price beyond float64 (``length_penalty · S(f̂)`` past 1e308) is refused."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 2))
+    est = SequentialPrincipalCurve(random_state=0, length_penalty=1e300).fit(X)
     before = pickle.dumps(est)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(FloatingPointError, match=r"overflowed float64.*rescale"):
-            est.partial_fit(np.array([[1e150, 0.0]]))
+            est.partial_fit(np.array([[1e10, 0.0]]))
     assert pickle.dumps(est) == before
-    est.partial_fit(X)  # clean rows still train
+    est.set_params(length_penalty=0.1).partial_fit(X)  # clean rows still train
     assert est.n_samples_seen_ == 40
 
 
