@@ -291,6 +291,9 @@ class Task:
     streams: list
     methods: dict
     sign: float = 1.0  # multiply the scorer value by this for display
+    # streams shorter than min_batches batches are fed one row at a time
+    # (linnerud's 20 rows; iris and wine for the linear learners)
+    min_batches: int = 20
 
 
 def _orders(stream, n_orders, seed):
@@ -314,7 +317,7 @@ def _run(estimator, stream, order, task, baseline):
             y,
             scoring=task.metric,
             # tiny datasets (linnerud, 20 rows): one row at a time, or nothing is scored
-            batch_size=task.batch_size if X.shape[0] >= 20 * task.batch_size else 1,
+            batch_size=task.batch_size if X.shape[0] >= task.min_batches * task.batch_size else 1,
             classes=classes,
             baseline=baseline,
         )
@@ -483,6 +486,7 @@ def main(argv=None):
             transformer_streams(args.smoke),
             transformer_methods(k),
             sign=-1.0,
+            min_batches=5,  # IncrementalPCA's first batch needs k rows
         ),
         "curves": Task(
             "Principal curves",
@@ -493,6 +497,7 @@ def main(argv=None):
             curve_streams(args.smoke),
             curve_methods(),
             sign=-1.0,
+            min_batches=5,
         ),
     }
     chosen = [t.strip() for t in args.tasks.split(",") if t.strip()]

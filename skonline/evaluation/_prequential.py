@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.exceptions import NotFittedError
 from sklearn.metrics import check_scoring, get_scorer
 from sklearn.utils import Bunch, gen_batches, get_tags
-from sklearn.utils.validation import check_consistent_length, column_or_1d
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 __all__ = ["PrefixBaseline", "prequential_score", "reconstruction_error"]
 
@@ -378,6 +379,15 @@ def _batches(X, y, batch_size):
             yield item, None
 
 
+def _is_fitted(model):
+    """Whether ``model`` has a model to score with (scikit-learn's fitted check)."""
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        return False
+    return True
+
+
 def _n_rows(Xb):
     return Xb.shape[0] if hasattr(Xb, "shape") else len(Xb)
 
@@ -458,8 +468,10 @@ def prequential_score(
     """Test-then-train evaluation of an online estimator over a stream.
 
     For each batch: score the model learned so far on the batch, then call
-    ``partial_fit`` on it. The first batch is only learned from (no model
-    exists to score it). Works for any estimator with ``partial_fit`` —
+    ``partial_fit`` on it. Batches that arrive before the estimator is fitted
+    are only learned from: the first batch, and more for an estimator that
+    needs several rows before it has a model (a principal curve's
+    ``init_size``). Works for any estimator with ``partial_fit`` —
     skonline's or scikit-learn's (``SGDClassifier``, ``IncrementalPCA``,
     a ``Pipeline`` whose steps all have ``partial_fit`` …) — as
     :func:`sklearn.model_selection.cross_validate` does for batch learners.
@@ -515,7 +527,7 @@ def prequential_score(
             Seconds spent in ``partial_fit`` and in scoring.
         ``batch_<name>``
             Score of the batch by the model before it learned the batch
-            (NaN for the first batch).
+            (NaN for the batches that arrived before the model was fitted).
         ``cumulative_<name>``
             Score of every row scored so far, each by the model of its
             time: the exact prequential value (a row-weighted mean for
@@ -576,7 +588,7 @@ def prequential_score(
         n_batches = -(-n_rows // batch_size)
     every = 1 if verbose >= 2 else max(1, (n_batches or 100) // 10)
 
-    seen, fitted = 0, False
+    seen, started, fitted = 0, False, False
     rows, seen_after, fit_times, score_times = [], [], [], []
     y_scored = []
     learner_loss = comparator_loss = 0.0
@@ -608,11 +620,12 @@ def prequential_score(
             cumulative_loss.append(learner_loss)
             comparator_losses.append(comparator_loss)
         t1 = time.perf_counter()
-        kwargs = {"classes": classes} if classifier and not fitted else {}
+        kwargs = {"classes": classes} if classifier and not started else {}
         for track in tracks:
             track.model.partial_fit(Xb, yb, **kwargs)
         t2 = time.perf_counter()
-        fitted = True
+        started = True
+        fitted = fitted or _is_fitted(model)
         seen += n
         rows.append(n)
         seen_after.append(seen)

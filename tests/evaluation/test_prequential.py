@@ -111,6 +111,31 @@ def test_transformer_matches_a_hand_written_loop(estimator):
     np.testing.assert_allclose(res.regret, res.cumulative_loss - res.comparator_cumulative_loss)
 
 
+def test_batches_before_the_model_exists_are_only_learned_from():
+    # a principal curve needs init_size rows before it has a curve: the batches
+    # before are learned from, not scored, and the rest match a hand loop
+    from skonline import SequentialPrincipalCurve
+
+    X = load_digits().data[:60, :2]
+    est = SequentialPrincipalCurve(init_size=4, random_state=0)
+    res = prequential_score(est, X, batch_size=1, baseline=True)
+    assert np.isnan(res.batch_neg_reconstruction_error[:4]).all()
+    assert np.isnan(res.baseline_batch_neg_reconstruction_error[:4]).all()
+    assert not np.isnan(res.batch_neg_reconstruction_error[4:]).any()
+    ref = clone(est).partial_fit(X[:4])
+    errors = []
+    for i in range(4, len(X)):
+        errors.append(reconstruction_error(ref, X[i : i + 1]))
+        ref.partial_fit(X[i : i + 1])
+    np.testing.assert_allclose(
+        -res.cumulative_neg_reconstruction_error[-1], np.mean(errors), rtol=1e-12
+    )
+    baseline = [np.sum((X[i] - X[:i].mean(axis=0)) ** 2) for i in range(4, len(X))]
+    np.testing.assert_allclose(
+        -res.baseline_cumulative_neg_reconstruction_error[-1], np.mean(baseline), rtol=1e-12
+    )
+
+
 def test_reconstruction_error_without_inverse_transform_uses_components():
     class Projector:
         components_ = np.array([[1.0, 0.0, 0.0]])
