@@ -380,11 +380,17 @@ def _batches(X, y, batch_size):
 
 
 def _is_fitted(model):
-    """Whether ``model`` has a model to score with (scikit-learn's fitted check)."""
+    """Whether ``model`` has a model to score with (scikit-learn's fitted check).
+
+    An object without ``fit`` (a bare ``partial_fit`` learner) counts as
+    fitted once it has learned a batch.
+    """
     try:
         check_is_fitted(model)
     except NotFittedError:
         return False
+    except TypeError:  # not a scikit-learn estimator: nothing to check
+        return True
     return True
 
 

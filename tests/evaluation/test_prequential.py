@@ -4,7 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits
 from sklearn.decomposition import IncrementalPCA
 from sklearn.linear_model import SGDClassifier, SGDRegressor
@@ -134,6 +134,23 @@ def test_batches_before_the_model_exists_are_only_learned_from():
     np.testing.assert_allclose(
         -res.baseline_cumulative_neg_reconstruction_error[-1], np.mean(baseline), rtol=1e-12
     )
+
+
+def test_a_learner_without_fit_is_scored_after_its_first_batch():
+    class RunningMean(BaseEstimator):  # partial_fit and predict only, no fit
+        def partial_fit(self, X, y):
+            self.total = getattr(self, "total", 0.0) + float(np.sum(y))
+            self.n = getattr(self, "n", 0) + len(y)
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), self.total / self.n)
+
+    y = np.arange(6.0)
+    res = prequential_score(
+        RunningMean(), np.zeros((6, 1)), y, scoring="neg_mean_absolute_error", batch_size=2
+    )
+    np.testing.assert_allclose(res.batch_neg_mean_absolute_error[1:], [-2.0, -3.0])
 
 
 def test_reconstruction_error_without_inverse_transform_uses_components():
