@@ -135,47 +135,27 @@ cdef inline double dot(int n, double* a, double* b) noexcept nogil:
 cdef inline void basis_coords(int d, int q, double* Q, double* x, double* out) noexcept nogil:
     """``out = Qᵀx`` for a basis stored as ``q`` rows of length ``d`` (``out`` has ``q`` entries).
 
-    Below 256 features a loop with four accumulators (a BLAS call costs more
-    than its flops at these sizes); BLAS ``dgemv`` above.
+    BLAS ``dgemv`` at every size: its vector kernels (chosen for the CPU at
+    run time) beat a plain loop compiled for the baseline instruction set from
+    ``d = 10`` on (measured: 12 % of a row's time at ``d = 100``, ``m = 10``).
     """
-    cdef int i, j, inc = 1, d4 = d - d % 4
-    cdef double a0, a1, a2, a3, one = 1.0, zero = 0.0
-    cdef double* row
+    cdef int inc = 1
+    cdef double one = 1.0, zero = 0.0
     if q == 0:
         return
-    if d >= 256:
-        dgemv(b"T", &d, &q, &one, Q, &d, x, &inc, &zero, out, &inc)
-        return
-    for i in range(q):
-        row = Q + i * d
-        a0 = a1 = a2 = a3 = 0.0
-        for j in range(0, d4, 4):
-            a0 += row[j] * x[j]
-            a1 += row[j + 1] * x[j + 1]
-            a2 += row[j + 2] * x[j + 2]
-            a3 += row[j + 3] * x[j + 3]
-        for j in range(d4, d):
-            a0 += row[j] * x[j]
-        out[i] = (a0 + a1) + (a2 + a3)
+    dgemv(b"T", &d, &q, &one, Q, &d, x, &inc, &zero, out, &inc)
 
 
 cdef inline void basis_combine(int d, int q, double* Q, double* coef, double scale,
                                double* out) noexcept nogil:
     """``out = scale · out + Q coef`` (``Q`` as rows, ``coef`` has ``q`` entries)."""
-    cdef int i, j, inc = 1
-    cdef double c, one = 1.0
-    cdef double* row
-    if d >= 256 and q > 0:
+    cdef int j, inc = 1
+    cdef double one = 1.0
+    if q > 0:
         dgemv(b"N", &d, &q, &one, Q, &d, coef, &inc, &scale, out, &inc)
-        return
-    if scale != 1.0:
+    elif scale != 1.0:
         for j in range(d):
             out[j] *= scale
-    for i in range(q):
-        row = Q + i * d
-        c = coef[i]
-        for j in range(d):
-            out[j] += c * row[j]
 
 
 cdef inline void chol_solve(int n, int ld, double* L, double* b) noexcept nogil:
@@ -438,11 +418,11 @@ cdef int sketch_compact(Sketch* s) noexcept nogil:
         val -= delta
         if val > 0.0:
             s.tmp[kept_n] = val
-            # newQ row kept_n = Σ_j E[count-1-i, j] Q[j]
-            for j in range(d):
-                s.newQ[kept_n * d + j] = 0.0
-            basis_combine(d, q, s.Q, &s.E[(count - 1 - i) * q], 0.0, &s.newQ[kept_n * d])
+            for j in range(q):  # row kept_n of the rotation C
+                s.A2[kept_n * q + j] = s.E[(count - 1 - i) * q + j]
             kept_n += 1
+    if kept_n > 0:  # new basis rows: newQ = C Q, one product (row-major)
+        dgemm(b"N", b"N", &d, &kept_n, &q, &one, s.Q, &d, s.A2, &q, &zero, s.newQ, &d)
     for i in range(kept_n * d):
         s.Q[i] = s.newQ[i]
     for i in range(kept_n * d, s.cap * d):
