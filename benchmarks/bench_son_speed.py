@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_son_speed.py            # full grid, about 3 minutes on 2 cores
+    python benchmarks/bench_son_speed.py            # full grid, a few seconds
     python benchmarks/bench_son_speed.py --smoke    # a few seconds (CI)
 
 For every ``d`` in {100, 1000}, sketch size ``m`` in {5, 10, 20} and input in
