@@ -42,7 +42,8 @@ class PrequentialDisplay:
     Create it with :meth:`from_estimator` (runs :func:`prequential_score`)
     or :meth:`from_results` (from results already computed); several
     estimators share one axes, and their prefix baselines are drawn dashed
-    when present. Drift shows as a rise of the batch curve; regret as the
+    when present (once, in grey, when every result has the same baseline:
+    the same stream). Drift shows as a rise of the batch curve; regret as the
     gap between two cumulative curves. Needs matplotlib (the ``plot``
     extra).
 
@@ -60,7 +61,8 @@ class PrequentialDisplay:
     Attributes
     ----------
     lines_ : dict of str to matplotlib Line2D
-        The line of each estimator (``"<name> baseline"`` for baselines).
+        The line of each estimator; ``"<name> baseline"`` for their
+        baselines, or ``"baseline"`` for the one baseline they share.
     ax_ : matplotlib Axes
         The axes.
     figure_ : matplotlib Figure
@@ -115,17 +117,29 @@ class PrequentialDisplay:
             _, ax = plt.subplots()
         line_kw = {} if line_kw is None else dict(line_kw)
         self.lines_ = {}
+        key = f"{kind}_{self.metric}"
+        base = f"baseline_{key}"
         for name, res in self.results.items():
-            key = f"{kind}_{self.metric}"
             if key not in res:
                 raise ValueError(
                     f"the results of {name!r} have no {key!r}; metrics: {_scorer_names(res)}."
                 )
+        # one baseline when every result carries the same one (the same stream)
+        baselines = [
+            (np.asarray(res["n_samples_seen"]), np.asarray(res[base]))
+            for res in self.results.values()
+            if base in res
+        ]
+        shared = len(baselines) == len(self.results) > 1 and all(
+            np.array_equal(bx, baselines[0][0])
+            and np.array_equal(by, baselines[0][1], equal_nan=True)
+            for bx, by in baselines[1:]
+        )
+        for name, res in self.results.items():
             x = np.asarray(res["n_samples_seen"])
             (line,) = ax.plot(x, res[key], label=name, **line_kw)
             self.lines_[name] = line
-            base = f"baseline_{key}"
-            if base in res:
+            if base in res and not shared:
                 (bline,) = ax.plot(
                     x,
                     res[base],
@@ -134,6 +148,11 @@ class PrequentialDisplay:
                     label=f"{name} baseline",
                 )
                 self.lines_[f"{name} baseline"] = bline
+        if shared:
+            (bline,) = ax.plot(
+                *baselines[0], linestyle="--", color="0.5", label="baseline (prefix)"
+            )
+            self.lines_["baseline"] = bline
         ax.set_xlabel("rows seen")
         ax.set_ylabel(f"{self.metric} ({kind})")
         ax.legend(loc="best")

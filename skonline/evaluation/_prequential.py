@@ -478,9 +478,11 @@ def prequential_score(
     are only learned from: the first batch, and more for an estimator that
     needs several rows before it has a model (a principal curve's
     ``init_size``). Works for any estimator with ``partial_fit`` —
-    skonline's or scikit-learn's (``SGDClassifier``, ``IncrementalPCA``,
-    a ``Pipeline`` whose steps all have ``partial_fit`` …) — as
-    :func:`sklearn.model_selection.cross_validate` does for batch learners.
+    skonline's or scikit-learn's (``SGDClassifier``, ``IncrementalPCA`` …) —
+    as :func:`sklearn.model_selection.cross_validate` does for batch
+    learners. Scikit-learn's ``Pipeline`` has no ``partial_fit``: to stream a
+    scaler and a model, wrap them in an estimator whose ``partial_fit``
+    updates both (the user guide has one).
 
     Read more in the :ref:`User Guide <prequential>`.
 

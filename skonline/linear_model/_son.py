@@ -89,7 +89,7 @@ class _BaseSON(OnlineEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         "sketch": [StrOptions({"rfd", "fd", "full", "diag"})],
-        "curvature": [StrOptions({"gradient", "hessian"})],
+        "curvature": [StrOptions({"auto", "gradient", "hessian"})],
         "sketch_size": [Interval(Integral, 2, None, closed="left")],
         "alpha0": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "scale_features": ["boolean"],
@@ -125,6 +125,15 @@ class _BaseSON(OnlineEstimator):
             return float(self.mu)
         return auto_mu(self.loss, self.bound, float(getattr(self, "epsilon", 1.0)))
 
+    #: What ``curvature="auto"`` means away from ``sketch="diag"`` (always gradient rows).
+    _auto_curvature = "gradient"
+
+    def _curvature_rows(self):
+        """The curvature rows actually accumulated (``"auto"`` resolved)."""
+        if self.curvature != "auto":
+            return self.curvature
+        return "gradient" if self.sketch == "diag" else self._auto_curvature
+
     def _check_params_consistent(self, X):
         if self.sketch == "diag" and self.curvature == "hessian":
             raise ValueError(
@@ -141,7 +150,7 @@ class _BaseSON(OnlineEstimator):
             self.sketch == "rfd"
             and self.alpha0 == 0
             and self.bound is None
-            and self.curvature == "gradient"
+            and self._curvature_rows() == "gradient"
         ):
             warnings.warn(
                 "RFD0 (sketch='rfd', alpha0=0) without a bound: until the sketch shrinks, "
@@ -174,19 +183,23 @@ class _BaseSON(OnlineEstimator):
         kind = "sketch" if self.sketch in ("rfd", "fd") else self.sketch
         alpha0 = self.alpha0
         if alpha0 == "auto":  # from the first row: the same whatever the split
-            alpha0 = (
-                auto_alpha0(
-                    _scaled(X[:1], scale),
-                    T[:1],
-                    self._intercept_value(),
-                    loss=self.loss,
-                    curvature_rows=self.curvature,
-                    mu=self._mu(),
-                    learning_rate=float(self.learning_rate),
-                    epsilon=float(getattr(self, "epsilon", 1.0)),
-                )
-                * self._prior_rows
+            rows = self._curvature_rows()
+            diagonal = self.sketch == "diag" and rows == "gradient"
+            alpha0 = auto_alpha0(
+                _scaled(X[:1], scale),
+                T[:1],
+                self._intercept_value(),
+                loss=self.loss,
+                curvature_rows=rows,
+                # AdaGrad's D = alpha0 + sqrt(Σ g²): rows of g, no (μ + η) factor
+                mu=1.0 if diagonal else self._mu(),
+                learning_rate=0.0 if diagonal else float(self.learning_rate),
+                epsilon=float(getattr(self, "epsilon", 1.0)),
             )
+            # a prior worth _prior_rows rows; in gradient units for AdaGrad
+            alpha0 = alpha0 * self._prior_rows
+            if diagonal:
+                alpha0 = float(np.sqrt(alpha0))
         state = SONState(
             classes=classes,
             U=np.zeros((K, d)),
@@ -288,7 +301,7 @@ class _BaseSON(OnlineEstimator):
                 epsilon=float(getattr(self, "epsilon", 1.0)),
                 skip_zero_rows=self.skip_zero_rows,
                 rtol=float(self.solve_rtol),
-                curvature_rows=self.curvature,
+                curvature_rows=self._curvature_rows(),
             )
         new = dataclasses.replace(
             state,
@@ -321,6 +334,11 @@ class _BaseSON(OnlineEstimator):
         if state.target_count:
             intercept = intercept + state.target_sum / state.target_count
         return coef, intercept
+
+    @property
+    def alpha0_(self):
+        """The initial ridge ``alpha0`` used (``"auto"`` resolved; scaled units)."""
+        return float(self._fitted_state().curvature.alpha0)
 
     @property
     def alpha_(self):
@@ -429,28 +447,33 @@ def _params_doc(curvature, alpha0, bound):
 
 
 _CLF_CURVATURE = """\
-    curvature : {"gradient", "hessian"}, default="gradient"
+    curvature : {"auto", "gradient", "hessian"}, default="auto"
         What the curvature accumulates. ``"gradient"``: the paper's
         ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
         Theorem 5). ``"hessian"``: the loss's own second derivative,
         ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
-        the cumulative loss, recursive least squares for the squared loss
-        (``mu`` and ``learning_rate`` are then unused).
+        the cumulative loss (``mu`` and ``learning_rate`` are then unused); not
+        with ``sketch="diag"``. ``"auto"``: ``"gradient"``.
 """
 _REG_CURVATURE = """\
-    curvature : {"gradient", "hessian"}, default="hessian"
+    curvature : {"auto", "gradient", "hessian"}, default="auto"
         What the curvature accumulates. ``"gradient"``: the paper's
         ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
         Theorem 5). ``"hessian"``: the loss's own second derivative,
         ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
         the cumulative loss, recursive least squares for the squared loss
-        (``mu`` and ``learning_rate`` are then unused).
+        (``mu`` and ``learning_rate`` are then unused); not with
+        ``sketch="diag"``, where a diagonal Newton step ignores the correlations
+        of the features. ``"auto"``: ``"hessian"``, ``"gradient"`` with
+        ``sketch="diag"``.
 """
 _CLF_ALPHA0 = """\
     alpha0 : float or "auto", default="auto"
         Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: the
         curvature the first row adds per coordinate (a prior worth one row,
-        in the units of the scaled features). ``0`` with
+        in the units of the scaled features; for ``sketch="diag"``, whose
+        ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root mean
+        squared gradient of that row); its value is ``alpha0_``. ``0`` with
         ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
         positive for ``"fd"``, ``"full"`` and ``"diag"``.
 """
@@ -459,7 +482,10 @@ _REG_ALPHA0 = """\
         Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: ten times the
         curvature the first row adds per coordinate (a prior worth ten rows,
         in the units of the scaled features, that shrinks the first
-        predictions towards the running target mean). ``0`` with
+        predictions towards the running target mean; for ``sketch="diag"``,
+        whose ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root of ten
+        times the mean squared gradient of that row); its value is
+        ``alpha0_``. ``0`` with
         ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
         positive for ``"fd"``, ``"full"`` and ``"diag"``.
 """
@@ -484,6 +510,10 @@ _ATTRS_DOC = """\
         Sum over the processed rows of the (weighted) loss of the prediction
         made before the update (progressive validation); for one-vs-rest the
         sum of the per-class binary losses.
+
+    alpha0_ : float
+        The initial ridge ``alpha0`` used (``alpha0="auto"`` resolved), in the
+        units of the scaled features.
 
     alpha_ : ndarray of shape (n_models,)
         ``α`` of each model's curvature (NaN for ``"full"``/``"diag"``).
@@ -601,7 +631,7 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
         loss="log_loss",
         *,
         sketch="rfd",
-        curvature="gradient",
+        curvature="auto",
         sketch_size=10,
         alpha0="auto",
         learning_rate=1.0,
@@ -769,6 +799,7 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
     }
 
     _prior_rows = 10  # measured: shrinks the first predictions towards the running mean
+    _auto_curvature = "hessian"  # recursive least squares for the squared loss
 
     def _frozen_params(self):
         return (*super()._frozen_params(), "center_target")
@@ -780,7 +811,7 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
         epsilon=1.0,
         center_target=True,
         sketch="rfd",
-        curvature="hessian",
+        curvature="auto",
         sketch_size=10,
         alpha0="auto",
         learning_rate=1.0,

@@ -233,10 +233,18 @@ def test_display_draws_one_line_per_estimator():
         batch_size=100,
         baseline=True,
     )
-    assert set(disp.lines_) == {"sgd", "son", "sgd baseline", "son baseline"}
+    # the same stream: one shared baseline, not one per estimator
+    assert set(disp.lines_) == {"sgd", "son", "baseline"}
     assert disp.ax_.get_xlabel() == "rows seen"
     assert disp.ax_.get_ylabel() == "accuracy (cumulative)"
-    assert len(disp.ax_.get_lines()) == 4
+    assert len(disp.ax_.get_lines()) == 3
+    # different streams: a baseline per estimator, in its colour
+    r1 = prequential_score(SGDClassifier(random_state=0), X, y, batch_size=100, baseline=True)
+    r2 = prequential_score(SGDClassifier(random_state=0), X[::-1], y[::-1], batch_size=100,
+                           baseline=True)  # fmt: skip
+    apart = PrequentialDisplay.from_results({"a": r1, "b": r2})
+    assert set(apart.lines_) == {"a", "b", "a baseline", "b baseline"}
+    assert apart.lines_["b baseline"].get_color() == apart.lines_["b"].get_color()
     x, yy = disp.lines_["sgd"].get_data()
     res = prequential_score(SGDClassifier(random_state=0), X / X.max(axis=0), y, batch_size=100)
     np.testing.assert_array_equal(x, res.n_samples_seen)

@@ -290,3 +290,40 @@ def test_changed_parameters_mid_stream_are_refused_without_touching_state(binary
         )
         assert pickle.dumps(clf) == before
     clf.set_params(sketch_size=5).fit(X, y)  # fit starts again
+
+
+# ------------------------------------------------- curvature="auto" and alpha0_
+def test_auto_curvature_is_gradient_for_classifier_and_hessian_for_regressor():
+    from sklearn.datasets import load_diabetes
+
+    from skonline.linear_model import RFDSONClassifier as Clf
+    from skonline.linear_model import RFDSONRegressor as Reg
+
+    X, y = load_iris(return_X_y=True)
+    auto, grad = Clf().fit(X, y), Clf(curvature="gradient").fit(X, y)
+    np.testing.assert_array_equal(auto.coef_, grad.coef_)
+    Xr, yr = load_diabetes(return_X_y=True)
+    auto, hess = Reg().fit(Xr, yr), Reg(curvature="hessian").fit(Xr, yr)
+    np.testing.assert_array_equal(auto.coef_, hess.coef_)
+    # with sketch="diag", "auto" is AdaGrad's gradient rows; "hessian" stays refused
+    diag, grad = Reg(sketch="diag").fit(Xr, yr), Reg(sketch="diag", curvature="gradient")
+    np.testing.assert_array_equal(diag.coef_, grad.fit(Xr, yr).coef_)
+    with pytest.raises(ValueError, match="curvature='gradient'"):
+        Reg(sketch="diag", curvature="hessian").fit(Xr, yr)
+
+
+def test_diagonal_auto_alpha0_is_in_gradient_units():
+    # AdaGrad's D = alpha0 + sqrt(Σ g²): the prior of "auto" is the root of the
+    # prior rows' mean squared gradient per coordinate, not a squared gradient
+    # (which made the prior hundreds of times too strong: R² 0.006 on diabetes)
+    from sklearn.datasets import load_diabetes
+
+    from skonline.linear_model import RFDSONRegressor as Reg
+
+    X, y = load_diabetes(return_X_y=True)
+    reg = Reg(sketch="diag", scale_features=False, center_target=False).fit(X, y)
+    x0 = np.append(X[0], 1.0)  # intercept column
+    g2 = (2.0 * y[0]) ** 2 * (x0 @ x0) / x0.size  # squared loss: l'(0; y) = -2 y
+    np.testing.assert_allclose(reg.alpha0_, np.sqrt(Reg._prior_rows * g2), rtol=1e-12)
+    assert Reg(sketch="diag").fit(X, y).score(X, y) > 0.4
+    assert Reg(sketch="diag", alpha0=2.5).fit(X, y).alpha0_ == 2.5
