@@ -151,8 +151,11 @@ cdef inline void basis_combine(int d, int q, double* Q, double* coef, double sca
     """``out = scale · out + Q coef`` (``Q`` as rows, ``coef`` has ``q`` entries)."""
     cdef int j, inc = 1
     cdef double one = 1.0
-    if q > 0:
+    if q > 0:  # with scale 0, BLAS does not read out
         dgemv(b"N", &d, &q, &one, Q, &d, coef, &inc, &scale, out, &inc)
+    elif scale == 0.0:
+        for j in range(d):
+            out[j] = 0.0
     elif scale != 1.0:
         for j in range(d):
             out[j] *= scale
@@ -293,8 +296,8 @@ cdef int sketch_apply(Sketch* s, double* v, double* out) noexcept nogil:
 
 cdef int sketch_apply_coords(Sketch* s, double* v, double* out) noexcept nogil:
     """:func:`sketch_apply` with the coordinates ``Qᵀv`` already in ``s.tmp``."""
-    cdef int q = s.q_dim[0], d = s.d, i, kk, j
-    cdef double a = s.alpha[0], lam_max, cut
+    cdef int q = s.q_dim[0], d = s.d, i
+    cdef double a = s.alpha[0]
     cdef double* y = s.tmp
     cdef double* z = s.tmp2
     if sketch_nonsingular(s):
@@ -310,53 +313,48 @@ cdef int sketch_apply_coords(Sketch* s, double* v, double* out) noexcept nogil:
         basis_combine(d, q, s.Q, z, 1.0 / a, out)
         return 0
     # pseudo-inverse: V diag(1/λ) Vᵀ v over the eigenvectors kept
+    if kept_eig_combine(s, y, z, True) != 0:
+        return -1
+    basis_combine(d, q, s.Q, z, 0.0, out)
+    return 0
+
+
+cdef int kept_eig_combine(Sketch* s, double* y, double* z, bint inverse) noexcept nogil:
+    """``z = Σ_k e_k (e_kᵀy) / λ_k`` (``inverse``) or ``z = −Σ_k e_k (e_kᵀy)``.
+
+    The sum runs over the eigenpairs of ``S`` kept by the singular-case rule
+    (eigenvalues above ``max(rtol, q·eps) · λ_max``).
+    """
+    cdef int q = s.q_dim[0], kk, j
+    cdef double lam_max, cut, coef
     if sketch_eig(s) != 0:
         return -1
     lam_max = s.ev[q - 1] if q > 0 else 0.0
     if lam_max < 0.0:
         lam_max = 0.0
     cut = (s.rtol if s.rtol > q * EPS else q * EPS) * lam_max
-    for i in range(q):
-        z[i] = 0.0
-    for kk in range(q):
-        if s.ev[kk] > cut:
-            # coefficient of eigenvector kk: (E[:, kk]ᵀ y) / λ_kk, spread back by E[:, kk]
-            lam_max = 0.0
-            for j in range(q):
-                lam_max += s.E[kk * q + j] * y[j]
-            lam_max /= s.ev[kk]
-            for j in range(q):
-                z[j] += s.E[kk * q + j] * lam_max
-    for i in range(d):
-        out[i] = 0.0
-    basis_combine(d, q, s.Q, z, 0.0, out)
-    return 0
-
-
-cdef int sketch_null_part(Sketch* s, double* x, double* out) noexcept nogil:
-    """``out = x − VVᵀx`` with ``V`` the kept eigenvectors (singular case)."""
-    cdef int q = s.q_dim[0], d = s.d, i, kk, j
-    cdef double lam_max, cut, coef
-    cdef double* y = s.tmp
-    cdef double* z = s.tmp2
-    basis_coords(d, q, s.Q, x, y)
-    sketch_eig(s)
-    lam_max = s.ev[q - 1] if q > 0 else 0.0
-    if lam_max < 0.0:
-        lam_max = 0.0
-    cut = (s.rtol if s.rtol > q * EPS else q * EPS) * lam_max
-    for i in range(q):
-        z[i] = 0.0
+    for j in range(q):
+        z[j] = 0.0
     for kk in range(q):
         if s.ev[kk] > cut:
             coef = 0.0
             for j in range(q):
                 coef += s.E[kk * q + j] * y[j]
+            coef = coef / s.ev[kk] if inverse else -coef
             for j in range(q):
-                z[j] -= s.E[kk * q + j] * coef
+                z[j] += s.E[kk * q + j] * coef
+    return 0
+
+
+cdef int sketch_null_part(Sketch* s, double* x, double* out) noexcept nogil:
+    """``out = x − VVᵀx`` with ``V`` the kept eigenvectors (singular case)."""
+    cdef int q = s.q_dim[0], d = s.d, i
+    basis_coords(d, q, s.Q, x, s.tmp)
+    if kept_eig_combine(s, s.tmp, s.tmp2, False) != 0:
+        return -1
     for i in range(d):
         out[i] = x[i]
-    basis_combine(d, q, s.Q, z, 1.0, out)
+    basis_combine(d, q, s.Q, s.tmp2, 1.0, out)
     return 0
 
 
@@ -826,7 +824,8 @@ class _SketchOps:
             tau = z - C if z > C else (z + C if z < -C else 0.0)
             if tau != 0.0:
                 if not sketch_nonsingular(&s):
-                    sketch_null_part(&s, &a[0], &dtmp[0])
+                    if sketch_null_part(&s, &a[0], &dtmp[0]) != 0:
+                        raise FloatingPointError("the sketch's factorisation failed")
                     pp = dot(d, &dtmp[0], &dtmp[0])
                     xx = dot(d, &a[0], &a[0])
                     if pp > 1e-10 * xx:
@@ -985,7 +984,9 @@ def son_pass_fast(
                         tau = 0.0
                     if tau != 0.0:
                         if backend == SKETCH and not sketch_nonsingular(sk):
-                            sketch_null_part(sk, &x[0], &h[0])
+                            if sketch_null_part(sk, &x[0], &h[0]) != 0:
+                                status = i + 1
+                                break
                             pp = dot(d, &h[0], &h[0])
                             xx = dot(d, &x[0], &x[0])
                             if pp > 1e-10 * xx:
