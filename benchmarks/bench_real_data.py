@@ -84,6 +84,21 @@ def _bundled(loader, **kw):
     return np.asarray(X, dtype=np.float64), y
 
 
+def _with_rescaled(out, smoke, n_smoke):
+    """The streams and their copies in other units (every column × 10^U(−4, 4)).
+
+    ``smoke``: the first ``n_smoke`` streams, 150 rows each.
+    """
+    rescaled = []
+    for s in out:
+        Xr, _ = rescale_columns(s.X, log10_range=4.0, random_state=1)
+        rescaled.append(Stream(f"{s.name}, rescaled", Xr, s.y, shuffle=s.shuffle))
+    out = out + rescaled
+    if smoke:
+        return [Stream(s.name, s.X[:150], s.y[:150], s.shuffle) for s in out[:n_smoke]]
+    return out
+
+
 def classification_streams(smoke):
     out = []
     for name, loader in (
@@ -96,14 +111,7 @@ def classification_streams(smoke):
         out.append(Stream(name, X, y))
     X, y, _ = make_drifting_stream(2000, 10, n_concepts=2, random_state=0)
     out.append(Stream("drifting (2 concepts)", X, y, shuffle=False))
-    rescaled = []
-    for s in out:
-        Xr, _ = rescale_columns(s.X, log10_range=4.0, random_state=1)
-        rescaled.append(Stream(f"{s.name}, rescaled", Xr, s.y, shuffle=s.shuffle))
-    out += rescaled
-    if smoke:
-        return [Stream(s.name, s.X[:150], s.y[:150], s.shuffle) for s in out[:2]]
-    return out
+    return _with_rescaled(out, smoke, n_smoke=2)
 
 
 def regression_streams(smoke):
@@ -114,14 +122,7 @@ def regression_streams(smoke):
         out.append(Stream(f"linnerud ({target})", np.asarray(Xl, float), Yl[:, j]))
     X, y, _ = make_drifting_stream(2000, 10, task="regression", n_concepts=2, random_state=0)
     out.append(Stream("drifting (2 concepts)", X, y, shuffle=False))
-    rescaled = []
-    for s in out:
-        Xr, _ = rescale_columns(s.X, log10_range=4.0, random_state=1)
-        rescaled.append(Stream(f"{s.name}, rescaled", Xr, s.y, shuffle=s.shuffle))
-    out += rescaled
-    if smoke:
-        return [Stream(s.name, s.X[:150], s.y[:150], s.shuffle) for s in out[:1]]
-    return out
+    return _with_rescaled(out, smoke, n_smoke=1)
 
 
 def transformer_streams(smoke):
