@@ -66,8 +66,8 @@ rng = np.random.default_rng(0)
 # %%
 # Classification: breast cancer, raw features, rows in random order
 # -----------------------------------------------------------------
-# No scaler in front of the skonline learners. The dashed lines are the
-# running majority class.
+# No scaler in front of the skonline learners. The dashed grey line is the
+# running majority class, shared by the three (one stream).
 X, y = load_breast_cancer(return_X_y=True)
 order = rng.permutation(len(y))
 fig, ax = plt.subplots(figsize=(6.4, 4))
@@ -90,7 +90,7 @@ ax.set_title("breast cancer: cumulative prequential accuracy")
 # Regression: diabetes, targets far from 0
 # ----------------------------------------
 # Mean absolute error (negated: higher is better, as every scikit-learn
-# score). The dashed lines are the running mean of the targets.
+# score). The dashed line is the running mean of the targets.
 X, y = load_diabetes(return_X_y=True)
 order = rng.permutation(len(y))
 fig, ax = plt.subplots(figsize=(6.4, 4))
