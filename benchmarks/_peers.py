@@ -11,6 +11,9 @@ skonline's estimators:
 * ``WindowPCA``: PCA refitted on the last ``window`` rows;
 * ``PrefixCurve``: a batch Hastie–Stuetzle principal curve refitted on the
   prefix at every batch;
+* ``PrefixRidgeCV``: a ``StandardScaler`` and ``RidgeCV`` (penalty chosen by
+  leave-one-out) refitted on the prefix at every batch, the batch reference
+  for regression;
 * ``RiverClassifier`` / ``RiverRegressor``: River's streaming pipelines
   (``StandardScaler | LogisticRegression`` one-vs-rest, ``StandardScaler |
   LinearRegression``), row by row, when River is installed.
@@ -25,6 +28,7 @@ from sklearn.preprocessing import StandardScaler
 
 __all__ = [
     "PrefixCurve",
+    "PrefixRidgeCV",
     "RiverClassifier",
     "RiverRegressor",
     "ScaledModel",
@@ -138,6 +142,38 @@ class PrefixCurve(TransformerMixin, BaseEstimator):
         from skonline.utils._polyline import point_at_arc_length
 
         return point_at_arc_length(self.vertices_, np.asarray(X)[:, 0])
+
+
+class PrefixRidgeCV(RegressorMixin, BaseEstimator):
+    """``StandardScaler`` and ``RidgeCV`` refitted on all rows seen, at every batch.
+
+    The penalty is chosen by leave-one-out on the prefix over ``alphas`` (in
+    standardised units, i.e. rows' worth of prior). Until the prefix has
+    ``min_rows`` rows the prediction is the prefix mean.
+    """
+
+    def __init__(self, alphas=tuple(np.logspace(-2, 5, 29)), min_rows=3):
+        self.alphas = alphas
+        self.min_rows = min_rows
+
+    def partial_fit(self, X, y):
+        from sklearn.linear_model import RidgeCV
+        from sklearn.pipeline import make_pipeline
+
+        X = np.asarray(X, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        self.rows_ = X if not hasattr(self, "rows_") else np.vstack([self.rows_, X])
+        self.targets_ = y if not hasattr(self, "targets_") else np.concatenate([self.targets_, y])
+        self.model_ = None
+        if self.rows_.shape[0] >= self.min_rows:
+            self.model_ = make_pipeline(StandardScaler(), RidgeCV(alphas=self.alphas))
+            self.model_.fit(self.rows_, self.targets_)
+        return self
+
+    def predict(self, X):
+        if self.model_ is None:
+            return np.full(np.shape(X)[0], self.targets_.mean())
+        return self.model_.predict(X)
 
 
 class _RiverBase(BaseEstimator):

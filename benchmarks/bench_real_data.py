@@ -20,8 +20,9 @@ Columns: each skonline estimator with its **defaults**; a tuned setting where
 it differs; the peer a user would pick instead (``SGDClassifier`` /
 ``SGDRegressor`` / ``Perceptron`` behind a ``StandardScaler``, both
 partial-fitted on the prefix; River's scaled logistic / linear regression
-when installed; ``IncrementalPCA``; PCA of a sliding window; a batch
-Hastie–Stuetzle curve refitted on the prefix); the prefix majority / mean
+when installed; ``IncrementalPCA``; PCA of a sliding window; batch
+references refitted on the prefix: scaled ``RidgeCV`` and a Hastie–Stuetzle
+curve); the prefix majority / mean
 baseline. Below each table, the verdict of each skonline default against the
 best peer and the baseline, in words. Nothing is asserted here.
 """
@@ -37,6 +38,7 @@ import numpy as np
 from _common import environment, load_average, log, parse_args, source_digests
 from _peers import (
     PrefixCurve,
+    PrefixRidgeCV,
     RiverClassifier,
     RiverRegressor,
     ScaledModel,
@@ -208,6 +210,8 @@ def regression_methods():
     }
     if river_available():
         methods["River LinReg"] = ("peer", RiverRegressor())
+    # the batch reference: the penalty chosen by leave-one-out on every prefix
+    methods["RidgeCV refitted on prefix"] = ("reference", PrefixRidgeCV())
     return methods
 
 
@@ -385,12 +389,31 @@ def _better(a, b, higher):
     return a > b if higher else a < b
 
 
+def _reference_verdict(name, task, table):
+    """Where a batch reference refitted on the prefix does not beat the baseline.
+
+    A stream on which it does not is one where the prefix holds too little
+    signal for any learner of its family to beat the baseline.
+    """
+    below = []
+    for stream, cells in table.items():
+        mine, base = _mean(cells[name]), _mean(cells["baseline"])
+        if np.isfinite(base) and not _better(mine, base, task.higher_is_better):
+            below.append(f"{stream} ({mine:.4g} vs {base:.4g})")
+    line = f"- **{name}** (batch reference, not online): "
+    if not below:
+        return line + "better than the baseline everywhere."
+    return line + "**not better than the baseline** on " + "; ".join(below) + "."
+
+
 def verdicts(task, table):
     """One line per skonline default: how it compares with the best peer and the baseline."""
     lines = []
     kinds = {name: kind for name, (kind, _) in task.methods.items()}
     peers = [n for n, k in kinds.items() if k == "peer"]
     for name, kind in kinds.items():
+        if kind == "reference":
+            lines.append(_reference_verdict(name, task, table))
         if kind != "skonline":
             continue
         wins, losses, below_base = [], [], []
