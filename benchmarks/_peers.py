@@ -144,6 +144,10 @@ class PrefixCurve(TransformerMixin, BaseEstimator):
         return point_at_arc_length(self.vertices_, np.asarray(X)[:, 0])
 
 
+#: RidgeCV's penalties (standardised units: rows' worth of prior)
+RIDGE_ALPHAS = tuple(np.logspace(-2, 5, 29))
+
+
 class PrefixRidgeCV(RegressorMixin, BaseEstimator):
     """``StandardScaler`` and ``RidgeCV`` refitted on all rows seen, at every batch.
 
@@ -152,7 +156,7 @@ class PrefixRidgeCV(RegressorMixin, BaseEstimator):
     ``min_rows`` rows the prediction is the prefix mean.
     """
 
-    def __init__(self, alphas=tuple(np.logspace(-2, 5, 29)), min_rows=3):
+    def __init__(self, alphas=RIDGE_ALPHAS, min_rows=3):
         self.alphas = alphas
         self.min_rows = min_rows
 
