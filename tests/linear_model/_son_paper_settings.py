@@ -6,6 +6,8 @@ algorithm run it as printed: squared loss on ``±1`` labels, gradient curvature,
 ``alpha0 = 0`` (RFD0), ``bound = 1``, raw features and targets.
 """
 
+import inspect
+
 from skonline.linear_model import RFDSONClassifier as _Classifier
 from skonline.linear_model import RFDSONRegressor as _Regressor
 
@@ -18,103 +20,37 @@ PAPER = {
 }
 
 
-class RFDSONClassifier(_Classifier):
-    """:class:`skonline.linear_model.RFDSONClassifier` with the paper's defaults."""
+def _with_defaults(base, defaults):
+    """A subclass of ``base`` whose ``__init__`` has other defaults (and the same parameters).
 
-    def __init__(
-        self,
-        loss="squared_error",
-        *,
-        sketch="rfd",
-        curvature="gradient",
-        sketch_size=10,
-        alpha0=0.0,
-        learning_rate=1.0,
-        mu="auto",
-        bound=1.0,
-        fit_intercept=True,
-        intercept_scaling=1.0,
-        scale_features=False,
-        buffer_init="zeros",
-        skip_zero_rows=False,
-        max_iter=1,
-        shuffle=False,
-        random_state=None,
-        warm_start=False,
-        solve_rtol=1e-12,
-        verbose=0,
-    ):
-        super().__init__(
-            loss=loss,
-            sketch=sketch,
-            curvature=curvature,
-            sketch_size=sketch_size,
-            alpha0=alpha0,
-            learning_rate=learning_rate,
-            mu=mu,
-            bound=bound,
-            fit_intercept=fit_intercept,
-            intercept_scaling=intercept_scaling,
-            scale_features=scale_features,
-            buffer_init=buffer_init,
-            skip_zero_rows=skip_zero_rows,
-            max_iter=max_iter,
-            shuffle=shuffle,
-            random_state=random_state,
-            warm_start=warm_start,
-            solve_rtol=solve_rtol,
-            verbose=verbose,
-        )
+    scikit-learn reads the parameters from the ``__init__`` signature, so
+    ``clone``, ``get_params`` and pickling work as for ``base``.
+    """
+    parent = inspect.signature(base.__init__)
+    signature = parent.replace(
+        parameters=[
+            p.replace(default=defaults[p.name]) if p.name in defaults else p
+            for p in parent.parameters.values()
+        ]
+    )
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        base.__init__(*bound.args, **bound.kwargs)
+
+    __init__.__signature__ = signature
+    return type(
+        base.__name__,
+        (base,),
+        {
+            "__init__": __init__,
+            "__module__": __name__,
+            "__qualname__": base.__name__,
+            "__doc__": f":class:`skonline.linear_model.{base.__name__}` with the paper's defaults.",
+        },
+    )
 
 
-class RFDSONRegressor(_Regressor):
-    """:class:`skonline.linear_model.RFDSONRegressor` with the paper's defaults."""
-
-    def __init__(
-        self,
-        loss="squared_error",
-        *,
-        epsilon=1.0,
-        sketch="rfd",
-        curvature="gradient",
-        sketch_size=10,
-        alpha0=0.0,
-        learning_rate=1.0,
-        mu="auto",
-        bound=1.0,
-        fit_intercept=True,
-        intercept_scaling=1.0,
-        scale_features=False,
-        center_target=False,
-        buffer_init="zeros",
-        skip_zero_rows=False,
-        max_iter=1,
-        shuffle=False,
-        random_state=None,
-        warm_start=False,
-        solve_rtol=1e-12,
-        verbose=0,
-    ):
-        super().__init__(
-            loss=loss,
-            epsilon=epsilon,
-            sketch=sketch,
-            curvature=curvature,
-            sketch_size=sketch_size,
-            alpha0=alpha0,
-            learning_rate=learning_rate,
-            mu=mu,
-            bound=bound,
-            fit_intercept=fit_intercept,
-            intercept_scaling=intercept_scaling,
-            scale_features=scale_features,
-            center_target=center_target,
-            buffer_init=buffer_init,
-            skip_zero_rows=skip_zero_rows,
-            max_iter=max_iter,
-            shuffle=shuffle,
-            random_state=random_state,
-            warm_start=warm_start,
-            solve_rtol=solve_rtol,
-            verbose=verbose,
-        )
+RFDSONClassifier = _with_defaults(_Classifier, PAPER)
+RFDSONRegressor = _with_defaults(_Regressor, {**PAPER, "center_target": False})
