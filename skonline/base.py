@@ -18,9 +18,22 @@ one ordered pass over the rows it is given:
   that the state cannot follow) leaves the estimator exactly as it was, and
   an unfitted estimator stays unfitted. A state holding a non-finite number
   is never committed.
-* Parameters that shape the state are declared by :meth:`_frozen_params`;
-  they are recorded at the first call and a later call that finds them
-  changed raises one message (``fit`` starts again).
+* Parameters that shape the state are declared once, as the fields of a
+  :class:`ParamRecord` (the class attribute ``_frozen_record``); their
+  values are recorded in ``state.frozen`` at the first call, and a later
+  ``partial_fit`` that finds one changed raises one message (``fit`` starts
+  again). Every other parameter is *live*: it acts from the next update on.
+  A live parameter that a read-out needs (the number of components a sketch
+  reports) is declared in ``_live_record`` and recorded in ``state.live`` by
+  every committed call, so a read-out sees the value of the last update.
+* **Reads come from the state too.** Every fitted attribute, ``transform``,
+  ``predict*``, ``decision_function``, ``score`` and ``inverse_transform``
+  reads the committed state and its ``frozen`` record, never a live parameter
+  value, so ``set_params`` changes nothing that was learned until the next
+  ``fit`` (checked for every estimator by
+  :func:`skonline.utils.estimator_checks.check_read_outs_ignore_params`).
+  Derived read-outs (an eigendecomposition of a sketch) are cached on the
+  state object, which is never mutated after it is committed.
 * ``fit(X)`` is a reset followed by the same pass, with the same commit.
 
 Subclasses implement three hooks:
@@ -43,7 +56,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,6 +67,7 @@ from .utils._sklearn_compat import check_is_fitted, validate_data
 
 __all__ = [
     "MAX_ABS_VALUE",
+    "ParamRecord",
     "OnlineEstimator",
     "OnlineLossMixin",
     "OnlineState",
@@ -93,14 +107,62 @@ def check_finite_magnitude(X, *, max_abs=MAX_ABS_VALUE, name="X"):
         )
 
 
+_F = TypeVar("_F", bound="ParamRecord")
+
+
+@dataclass(frozen=True)
+class ParamRecord:
+    """Parameter values recorded in a learned state: one typed field per parameter.
+
+    Each estimator declares the parameters that shape its state as the fields
+    of a subclass named by its ``_frozen_record`` class attribute: the base
+    records their values at the first call (``state.frozen``) and refuses a
+    later ``partial_fit`` that finds one of them changed. The live parameters
+    that a read-out needs are the fields of the subclass named by
+    ``_live_record``, recorded again by every committed call (``state.live``).
+    Read-outs take parameter values from these records, never from the
+    estimator, so ``set_params`` changes nothing learned until the next call.
+    """
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The names of the recorded parameters, in declaration order."""
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def of(cls: type[_F], estimator: Any) -> _F:
+        """The record of ``estimator``'s current values (deep copies)."""
+        return cls(**{name: copy.deepcopy(getattr(estimator, name)) for name in cls.names()})
+
+    def active(self) -> tuple[str, ...]:
+        """The recorded parameters that shape this state (all of them by default).
+
+        A record whose state depends on a parameter only in some settings (the
+        seed of a randomized solver) leaves it out here when it does not.
+        """
+        return self.names()
+
+    def changes(self, estimator: Any) -> dict[str, tuple[Any, Any]]:
+        """``{name: (recorded, current)}`` for every active parameter changed since."""
+        changed = {}
+        for name in self.active():
+            recorded, current = getattr(self, name), getattr(estimator, name)
+            if not _same_value(recorded, current):
+                changed[name] = (recorded, current)
+        return changed
+
+
 @dataclass(kw_only=True, eq=False)
 class OnlineState:
     """Fields every learned state has; each family's state subclasses it.
 
     Attributes
     ----------
-    frozen : dict
-        Values of the estimator's frozen parameters at the first call.
+    frozen : ParamRecord
+        The values of the estimator's frozen parameters at the first call.
+    live : ParamRecord
+        The values of the live parameters that read-outs need, as they were
+        at the last committed call.
     n_samples_seen : int
         Rows learned from (every pass of a multi-epoch ``fit`` counts).
     cumulative_loss : float
@@ -110,7 +172,8 @@ class OnlineState:
         The per-row prequential losses, with ``keep_history=True``.
     """
 
-    frozen: dict = field(default_factory=dict)
+    frozen: ParamRecord = field(default_factory=ParamRecord)
+    live: ParamRecord = field(default_factory=ParamRecord)
     n_samples_seen: int = 0
     cumulative_loss: float = 0.0
     loss_history: np.ndarray | None = None
@@ -147,7 +210,7 @@ def _nonfinite_fields(state, prefix=""):
                 visit(item, f"{name}[{i}]")
         elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             for f in dataclasses.fields(value):
-                if f.name != "frozen":
+                if f.name not in ("frozen", "live"):
                     visit(getattr(value, f.name), f"{name}.{f.name}" if name else f.name)
         elif hasattr(value, "__dict__") and not isinstance(value, (type, np.random.Generator)):
             for key, item in vars(value).items():
@@ -247,19 +310,21 @@ class OnlineEstimator(BaseEstimator):
             return super().set_params(**params)
 
     # -------------------------------------------------------- frozen params
+    #: The record of the parameters that shape the state (its fields); see
+    #: :class:`ParamRecord`. Every other parameter is live.
+    _frozen_record: ClassVar[type[ParamRecord]] = ParamRecord
+    #: The live parameters that read-outs need (recorded at every committed call).
+    _live_record: ClassVar[type[ParamRecord]] = ParamRecord
+
     def _frozen_params(self) -> tuple[str, ...]:
         """Names of the parameters that shape the state (fixed at the first call)."""
-        return ()
+        if self._is_initialized():
+            return self._state.frozen.active()
+        return self._frozen_record.of(self).active()
 
-    def _frozen_values(self):
-        return {name: copy.deepcopy(getattr(self, name)) for name in self._frozen_params()}
-
-    def _check_frozen(self, state):
-        changed = {
-            name: (value, getattr(self, name))
-            for name, value in state.frozen.items()
-            if not _same_value(value, getattr(self, name))
-        }
+    def _check_frozen(self, state: OnlineState) -> None:
+        """Refuse a call that finds a parameter of ``state.frozen`` changed."""
+        changed = state.frozen.changes(self)
         if changed:
             detail = ", ".join(f"{k}: {old!r} -> {new!r}" for k, (old, new) in changed.items())
             raise ValueError(
@@ -316,11 +381,17 @@ class OnlineEstimator(BaseEstimator):
     # ------------------------------------------------------------ the passes
     def _new_state(self, X, y, **kwargs):
         state = self._init_state(X, y, **kwargs)
-        state.frozen = self._frozen_values()
+        state.frozen = self._frozen_record.of(self)
         return state
 
-    def _commit(self, state):
-        """Make ``state`` the estimator's state, unless it holds a non-finite number."""
+    def _commit(self, state: OnlineState) -> None:
+        """Make ``state`` the estimator's state, unless it holds a non-finite number.
+
+        The live parameters that read-outs need are recorded on the way in (on a
+        shallow copy: ``state`` may be the committed state of a call that learned
+        nothing).
+        """
+        state = dataclasses.replace(state, live=self._live_record.of(self))
         bad = _nonfinite_fields(state)
         if bad:
             raise FloatingPointError(

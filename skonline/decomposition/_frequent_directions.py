@@ -29,7 +29,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clon
 from sklearn.utils import check_array, gen_batches
 from sklearn.utils.extmath import safe_sparse_dot, svd_flip
 
-from ..base import MAX_ABS_VALUE, OnlineEstimator, OnlineState
+from ..base import MAX_ABS_VALUE, ParamRecord, OnlineEstimator, OnlineState
 from ..evaluation._sketch_metrics import spectral_norm_of_difference
 from ..utils._random import as_generator
 from ..utils._rows import BLOCK_ROWS, canonical_csr
@@ -262,6 +262,40 @@ def merge_states(first, second, *, variant="fd", beta=0.2, robust=False, center=
     )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class SketchFrozen(ParamRecord):
+    """The parameters that shape a sketch (every other one is live)."""
+
+    sketch_size: int | str
+    buffer: int | str | None
+    compaction: str
+    center: bool
+    sparse_solver: str
+    random_state: object
+
+    def active(self):
+        # the generator of the randomized blocks is part of the state only for that solver
+        names = self.names()
+        return names if self.sparse_solver == "randomized" else tuple(
+            name for name in names if name != "random_state"
+        )
+
+
+@dataclass(frozen=True)
+class FDFrozen(SketchFrozen):
+    """:class:`SketchFrozen` plus Frequent Directions' shrinkage variant."""
+
+    variant: str
+    beta: float
+
+
+@dataclass(frozen=True)
+class RFDFrozen(SketchFrozen):
+    """:class:`SketchFrozen` plus Robust Frequent Directions' initial ridge."""
+
+    alpha0: float
+
+
 class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEstimator):
     """Shared engine of :class:`FrequentDirections` and :class:`RobustFrequentDirections`."""
 
@@ -287,11 +321,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     def _is_robust(self):
         return False
 
-    def _frozen_params(self):
-        shared = ("sketch_size", "buffer", "compaction", "center", "sparse_solver")
-        names = (*shared, "alpha0") if self._is_robust() else (*shared, "variant", "beta")
-        # the generator of the randomized blocks is part of the state
-        return (*names, "random_state") if self.sparse_solver == "randomized" else names
+    _frozen_record: ClassVar[type[ParamRecord]] = SketchFrozen
 
     # ---------------------------------------------------------------- fitting
     def _resolved_sketch_size(self, n_features):
@@ -469,11 +499,10 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         for est in (self, other):
             est._check_frozen(est._state)
         mine, theirs = self._state.frozen, other._state.frozen
-        for key in mine:
-            if key not in ("compaction", "random_state") and not _same(mine[key], theirs[key]):
-                raise ValueError(
-                    f"cannot merge sketches with different {key}: {mine[key]!r} and {theirs[key]!r}"
-                )
+        for key in mine.active():
+            a, b = getattr(mine, key), getattr(theirs, key)
+            if key not in ("compaction", "random_state") and not _same(a, b):
+                raise ValueError(f"cannot merge sketches with different {key}: {a!r} and {b!r}")
         if self._state.sketch_size != other._state.sketch_size:
             raise ValueError(
                 "cannot merge sketches with different sketch_size: "
@@ -1160,6 +1189,8 @@ class FrequentDirections(_BaseFrequentDirections):
         self.random_state = random_state
         self.verbose = verbose
 
+    _frozen_record: ClassVar[type[ParamRecord]] = FDFrozen
+
     def _variant(self):
         return self.variant
 
@@ -1276,6 +1307,8 @@ class RobustFrequentDirections(_BaseFrequentDirections):
         self.sparse_solver = sparse_solver
         self.random_state = random_state
         self.verbose = verbose
+
+    _frozen_record: ClassVar[type[ParamRecord]] = RFDFrozen
 
     def _is_robust(self):
         return True

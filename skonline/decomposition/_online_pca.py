@@ -15,6 +15,7 @@ are in :mod:`._online_pca_kernels`.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 import warnings
 from numbers import Integral, Real
 from typing import ClassVar
@@ -24,7 +25,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array
 from sklearn.utils.extmath import safe_sparse_dot
 
-from ..base import OnlineEstimator, OnlineLossMixin
+from ..base import ParamRecord, OnlineEstimator, OnlineLossMixin
 from ..utils._capping import mixture_decomposition, sample_corner
 from ..utils._density import dense_from_eigen, sign_fixed
 from ..utils._random import as_generator
@@ -54,6 +55,33 @@ def _epoch_start(t):
 
 #: ``n_components=None`` keeps ``min(DEFAULT_N_COMPONENTS, n_features - 1)`` directions.
 DEFAULT_N_COMPONENTS = 10
+
+
+@dataclass(frozen=True)
+class OnlinePCAFrozen(ParamRecord):
+    """The parameters that shape an online PCA state (every other one is live)."""
+
+    n_components: int | None
+    center: bool
+    transform_mode: str
+    solver: str
+    keep_history: bool
+
+
+@dataclass(frozen=True)
+class RandomizedPCAFrozen(OnlinePCAFrozen):
+    """:class:`OnlinePCAFrozen` plus the randomized learner's update and mixing."""
+
+    update: str
+    initial_mean: str
+    mixing: str | None
+    record_realized_loss: bool
+    random_state: object
+
+    def active(self):
+        # the generator of the realized losses is part of the state only when it is drawn
+        names = super().active()
+        return names if self.record_realized_loss else names[:-1]
 
 
 class _BaseOnlinePCA(
@@ -93,8 +121,7 @@ class _BaseOnlinePCA(
     def _records_realized(self):
         return False
 
-    def _frozen_params(self):
-        return ("n_components", "center", "transform_mode", "solver", "keep_history")
+    _frozen_record: ClassVar[type[ParamRecord]] = OnlinePCAFrozen
 
     def _resolved_n_components(self, n_features):
         """``n_components``, or ``min(10, n_features - 1)`` for ``None``."""
@@ -204,7 +231,7 @@ class _BaseOnlinePCA(
             state,
             X,
             n_components=state.n_components,
-            solver=frozen["solver"],
+            solver=frozen.solver,
             eigenvalue_floor=float(self.eigenvalue_floor),
             row_norm=self.row_norm,
             sampler=self.sampler,
@@ -832,7 +859,7 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         pass_kwargs = {
             "learning_rate": float(eta),
             "share_before_cap": float(share),
-            "center": state.frozen["center"],
+            "center": state.frozen.center,
         }
         return pass_kwargs, {"tuned": tuned, "fixed_share": float(share)}
 
@@ -1024,16 +1051,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _frozen_params(self):
-        names = (
-            *super()._frozen_params(),
-            "update",
-            "initial_mean",
-            "mixing",
-            "record_realized_loss",
-        )
-        # the generator of the realized losses is part of the state
-        return (*names, "random_state") if self.record_realized_loss else names
+    _frozen_record: ClassVar[type[ParamRecord]] = RandomizedPCAFrozen
 
     def _update_kind(self):
         return self.update
@@ -1066,11 +1084,11 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     def _pass_params(self, state, n_features, **kwargs):
         frozen = state.frozen
         eta = float(self.learning_rate)
-        mixing, rate = frozen["mixing"], float(self.mixing_rate)
+        mixing, rate = frozen.mixing, float(self.mixing_rate)
         pass_kwargs = {
             "learning_rate": eta,
-            "update": frozen["update"],
-            "center": frozen["center"],
+            "update": frozen.update,
+            "center": frozen.center,
             "mean_prior": float(self.mean_prior),
             "share_after_cap": rate if mixing == "uniform" else 0.0,
             "past_mixing_rate": rate if mixing == "past" else 0.0,

@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import OnlineEstimator, OnlineLossMixin, OnlineState
+from ..base import ParamRecord, OnlineEstimator, OnlineLossMixin, OnlineState
 from ..utils._capping import capped_hedge_step, sample_corner
 from ..utils._random import as_generator
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
@@ -63,6 +63,14 @@ def hedge_pass(state, loss_vectors, *, n_kept, learning_rate, fixed_share):
     )
     new.record_losses(losses)
     return new, losses
+
+
+@dataclass(frozen=True)
+class HedgeFrozen(ParamRecord):
+    """The parameters that shape the hedge's state (every other one is live)."""
+
+    n_kept: int
+    keep_history: bool
 
 
 class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
@@ -187,8 +195,7 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _frozen_params(self):
-        return ("n_kept", "keep_history")
+    _frozen_record: ClassVar[type[ParamRecord]] = HedgeFrozen
 
     def _validate_batch(self, X, y, first_call, **fit_params):
         X, y = self._check_training_data(X, y, first_call)
@@ -211,7 +218,7 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
         new, _ = hedge_pass(
             state,
             X,
-            n_kept=state.frozen["n_kept"],
+            n_kept=state.frozen.n_kept,
             learning_rate=self.learning_rate,
             fixed_share=self.fixed_share,
         )
@@ -269,13 +276,13 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
     @property
     def kept_(self):
         """The ``k`` experts with the smallest weights, by index."""
-        k = self._fitted_state().frozen["n_kept"]
+        k = self._fitted_state().frozen.n_kept
         return np.sort(self._order()[:k])
 
     @property
     def discarded_(self):
         """The ``n - k`` loss-paying experts, by index."""
-        k = self._fitted_state().frozen["n_kept"]
+        k = self._fitted_state().frozen.n_kept
         return np.sort(self._order()[k:])
 
     def expected_loss(self, loss_vectors):
@@ -293,7 +300,7 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
         """
         L = self._validate_predict(loss_vectors)
         state = self._fitted_state()
-        d = self.n_features_in_ - state.frozen["n_kept"]
+        d = self.n_features_in_ - state.frozen.n_kept
         return d * (np.asarray(L, dtype=np.float64) @ np.exp(state.log_w))
 
     def score(self, loss_vectors, y=None):
@@ -330,5 +337,5 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
         state = self._fitted_state()
         rng = as_generator(self.random_state if random_state is None else random_state)
         w = np.exp(state.log_w)
-        d = w.shape[0] - state.frozen["n_kept"]
+        d = w.shape[0] - state.frozen.n_kept
         return sample_corner(w / w.sum(), d, rng, sampler=self.sampler)

@@ -20,7 +20,13 @@ from scipy.special import logsumexp
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.extmath import safe_sparse_dot
 
-from ..base import OnlineEstimator, OnlineLossMixin, OnlineState, check_finite_magnitude
+from ..base import (
+    ParamRecord,
+    OnlineEstimator,
+    OnlineLossMixin,
+    OnlineState,
+    check_finite_magnitude,
+)
 from ..utils._capping import log_fixed_share, log_normalize, spectral_step
 from ..utils._density import meg_eigen_step, sign_fixed
 from ..utils._random import as_generator
@@ -189,6 +195,14 @@ def variance_pass(
 
 
 # --------------------------------------------------------------- estimator
+@dataclass(frozen=True)
+class VarianceFrozen(ParamRecord):
+    """The parameters that shape the minimiser's state (every other one is live)."""
+
+    domain: str
+    keep_history: bool
+
+
 class OnlineVarianceMinimizer(
     ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineLossMixin, OnlineEstimator
 ):
@@ -369,8 +383,7 @@ class OnlineVarianceMinimizer(
         self.random_state = random_state
         self.verbose = verbose
 
-    def _frozen_params(self):
-        return ("domain", "keep_history")
+    _frozen_record: ClassVar[type[ParamRecord]] = VarianceFrozen
 
     # ------------------------------------------------------------ validation
     def _validate_batch(self, X, y, first_call, **fit_params):
@@ -425,7 +438,7 @@ class OnlineVarianceMinimizer(
         new, _ = variance_pass(
             state,
             **data,
-            domain=state.frozen["domain"],
+            domain=state.frozen.domain,
             learning_rate=self.learning_rate,
             fixed_share=self.fixed_share,
             horizon=self.horizon,

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral, Real
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import OnlineEstimator
+from ..base import ParamRecord, OnlineEstimator
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
     OnlineLinearClassifierMixin,
@@ -71,6 +72,31 @@ def _state_kind(variant, center):
     return variant
 
 
+@dataclass(frozen=True)
+class ScaleInvariantFrozen(ParamRecord):
+    """The parameters that shape a scale-invariant state (every other one is live)."""
+
+    variant: str
+    potential_width: float
+    fit_intercept: bool
+    time_counter: str
+    center: bool
+
+
+@dataclass(frozen=True)
+class SIClassifierFrozen(ScaleInvariantFrozen):
+    """:class:`ScaleInvariantFrozen` plus the multiclass reduction."""
+
+    multi_class: str
+
+
+@dataclass(frozen=True)
+class SIRegressorFrozen(ScaleInvariantFrozen):
+    """:class:`ScaleInvariantFrozen` plus the regressor's target centring."""
+
+    center_target: bool
+
+
 class _BaseScaleInvariant(OnlineEstimator):
     """The engine shared by the classifier and the regressor.
 
@@ -96,8 +122,7 @@ class _BaseScaleInvariant(OnlineEstimator):
         "warm_start": ["boolean"],
     }
 
-    def _frozen_params(self):
-        return ("variant", "potential_width", "fit_intercept", "time_counter", "center")
+    _frozen_record: ClassVar[type[ParamRecord]] = ScaleInvariantFrozen
 
     # ----------------------------------------------------------- internals
     def _epsilon(self):
@@ -144,14 +169,14 @@ class _BaseScaleInvariant(OnlineEstimator):
 
     def _linear_pass(self, state, X, T, sample_weight):
         """One ordered pass of the state's learner over the rows."""
-        width = float(state.frozen["potential_width"])
+        width = float(state.frozen.potential_width)
         common = {
             "potential_width": width,
             "loss": self._kernel_loss(state),
             "epsilon": self._epsilon(),
-            "center_target": bool(state.frozen.get("center_target", False)),
+            "center_target": bool(getattr(state.frozen, "center_target", False)),
         }
-        kind = _state_kind(state.kind, state.frozen["center"])
+        kind = _state_kind(state.kind, state.frozen.center)
         if kind == "full":
             try:
                 new, predictions = full_pass(
@@ -470,12 +495,11 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
         self.warm_start = warm_start
         self.verbose = verbose
 
-    def _frozen_params(self):
-        return (*super()._frozen_params(), "multi_class")
+    _frozen_record: ClassVar[type[ParamRecord]] = SIClassifierFrozen
 
     @staticmethod
     def _multinomial(state):
-        return state.frozen["multi_class"] == "multinomial" and len(state.classes) > 2
+        return state.frozen.multi_class == "multinomial" and len(state.classes) > 2
 
     def _kernel_loss(self, state):
         return "multinomial" if self._multinomial(state) else self.loss
@@ -646,8 +670,7 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
         self.warm_start = warm_start
         self.verbose = verbose
 
-    def _frozen_params(self):
-        return (*super()._frozen_params(), "center_target")
+    _frozen_record: ClassVar[type[ParamRecord]] = SIRegressorFrozen
 
     def _epsilon(self):
         return float(self.epsilon)

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import OnlineEstimator
+from ..base import ParamRecord, OnlineEstimator
 from ..utils._sketch import single_blas_thread
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
@@ -81,6 +81,26 @@ def _scaled(X, scale):
     return X * inverse
 
 
+@dataclass(frozen=True)
+class SONFrozen(ParamRecord):
+    """The parameters that shape an RFD-SON state (every other one is live)."""
+
+    sketch: str
+    sketch_size: int
+    alpha0: float | str
+    fit_intercept: bool
+    intercept_scaling: float
+    scale_features: bool
+    curvature: str
+
+
+@dataclass(frozen=True)
+class SONRegressorFrozen(SONFrozen):
+    """:class:`SONFrozen` plus the regressor's target centring."""
+
+    center_target: bool
+
+
 class _BaseSON(OnlineEstimator):
     """The engine shared by :class:`RFDSONRegressor` and :class:`RFDSONClassifier`."""
 
@@ -108,16 +128,7 @@ class _BaseSON(OnlineEstimator):
         "verbose": ["verbose"],
     }
 
-    def _frozen_params(self):
-        return (
-            "sketch",
-            "sketch_size",
-            "alpha0",
-            "fit_intercept",
-            "intercept_scaling",
-            "scale_features",
-            "curvature",
-        )
+    _frozen_record: ClassVar[type[ParamRecord]] = SONFrozen
 
     # ------------------------------------------------------------- helpers
     def _mu(self):
@@ -283,13 +294,13 @@ class _BaseSON(OnlineEstimator):
             sums = np.cumsum(np.concatenate([[state.target_sum], T[:, 0]]))
             count = state.target_count + np.arange(T.shape[0])
             offsets = np.where(count > 0, sums[:-1] / np.maximum(count, 1), T[:, 0])[:, None]
-        scale = update_scales(state.scale, X) if state.frozen["scale_features"] else state.scale
+        scale = update_scales(state.scale, X) if state.frozen.scale_features else state.scale
         with single_blas_thread():  # small products on one core: faster, robust to load
             U, curvature, t, total_loss, predictions, scores = son_pass(
                 state.U,
                 state.curvature,
                 _scaled(X, scale),
-                self._intercept_value() if state.frozen["fit_intercept"] else 0.0,
+                self._intercept_value() if state.frozen.fit_intercept else 0.0,
                 T - offsets,
                 sample_weight,
                 state.n_samples_seen,
@@ -329,8 +340,8 @@ class _BaseSON(OnlineEstimator):
         d = self.n_features_in_
         coef = state.U[:, :d] / np.where(state.scale > 0.0, state.scale, 1.0)
         intercept = np.zeros(state.U.shape[0])
-        if state.frozen["fit_intercept"]:
-            intercept = state.U[:, -1] * float(state.frozen["intercept_scaling"])
+        if state.frozen.fit_intercept:
+            intercept = state.U[:, -1] * float(state.frozen.intercept_scaling)
         if state.target_count:
             intercept = intercept + state.target_sum / state.target_count
         return coef, intercept
@@ -801,8 +812,7 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
     _prior_rows = 10  # measured: shrinks the first predictions towards the running mean
     _auto_curvature = "hessian"  # recursive least squares for the squared loss
 
-    def _frozen_params(self):
-        return (*super()._frozen_params(), "center_target")
+    _frozen_record: ClassVar[type[ParamRecord]] = SONRegressorFrozen
 
     def __init__(
         self,

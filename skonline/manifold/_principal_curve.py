@@ -34,7 +34,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 
-from ..base import OnlineEstimator, OnlineLossMixin, OnlineState
+from ..base import ParamRecord, OnlineEstimator, OnlineLossMixin, OnlineState
 from ..utils._polyline import (
     arc_lengths,
     point_at_arc_length,
@@ -512,6 +512,18 @@ def penalised_score(msd, length, spread, delta):
 
 
 # --------------------------------------------------------------- estimator
+@dataclass(frozen=True)
+class CurveFrozen(ParamRecord):
+    """The parameters that shape a curve's state (every other one is live)."""
+
+    max_segments: int
+    max_memory: int | None
+    memory_policy: str
+    reward_estimator: str
+    keep_history: bool
+    lattice_spacing: float | None
+
+
 class SequentialPrincipalCurve(
     ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineLossMixin, OnlineEstimator
 ):
@@ -813,15 +825,7 @@ class SequentialPrincipalCurve(
         return self.max_memory is not None and not self.keep_history
 
     # ---------------------------------------------------------------- fitting
-    def _frozen_params(self):
-        return (
-            "max_segments",
-            "max_memory",
-            "memory_policy",
-            "reward_estimator",
-            "keep_history",
-            "lattice_spacing",
-        )
+    _frozen_record: ClassVar[type[ParamRecord]] = CurveFrozen
 
     def _params(self):
         """The settings of a pass, from the current parameters."""

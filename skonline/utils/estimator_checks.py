@@ -16,6 +16,9 @@ what a streaming user relies on (modelled on River's ``checks``):
   estimator exactly as it was (an unfitted one unfitted), the pass never writes
   into the committed state, a parameter that shapes the state cannot change
   mid-stream, and ``set_params`` sets all of its parameters or none;
+* read-outs come from the committed state: after ``fit``, giving any parameter
+  another valid value changes no fitted attribute and no ``transform`` /
+  ``predict*`` / ``score`` output until the next update;
 * float32/float64, C/F order, read-only memmaps, pandas DataFrames and CSR
   (where declared) are accepted and agree;
 * the estimator works in ``Pipeline``, ``GridSearchCV`` and with
@@ -58,6 +61,7 @@ __all__ = [
     "check_pass_leaves_committed_state",
     "check_pickle_resume",
     "check_pipeline_and_grid_search",
+    "check_read_outs_ignore_params",
     "check_set_output_pandas",
     "check_set_params_all_or_none",
     "parametrize_with_online_checks",
@@ -119,7 +123,6 @@ def _state(estimator):
     names = [
         k for k in vars(estimator) if k == "_state" or (k.endswith("_") and not k.startswith("__"))
     ]
-    names += [k for k in getattr(estimator, "_private_state", ()) if k in vars(estimator)]
     return {name: getattr(estimator, name) for name in names}
 
 
@@ -457,6 +460,15 @@ def _other_valid_values(estimator, param):
         candidates += [value + 1, value - 1]
     elif isinstance(value, Real):
         candidates += [value * 2 if value else 1.0, value / 2]
+    else:  # "auto", None, ...: a number from a numeric constraint
+        for constraint in getattr(estimator, "_parameter_constraints", {}).get(param, []):
+            left, right = getattr(constraint, "left", None), getattr(constraint, "right", None)
+            low = left or 0
+            high = (low + right) / 2 if right is not None else low + 100
+            if getattr(constraint, "type", None) is Integral:
+                candidates += [int(low) + 2, int(high)]
+            elif getattr(constraint, "type", None) is Real:
+                candidates += [low + 0.75, float(high)]
     out = []
     for candidate in candidates:
         trial = clone(estimator).set_params(**{param: candidate})
@@ -496,6 +508,82 @@ def check_frozen_params(name, estimator):
             assert pickle.dumps(est._state) == before, f"{name}: {param} change altered state"
             tried += 1
     assert tried, f"{name}: no frozen parameter could be given another valid value"
+
+
+_EXTRA_READ_METHODS = ("score_samples", "get_covariance", "get_precision")
+
+
+def _read_outs(estimator, X, y):
+    """Every read-out of a fitted estimator: fitted attributes and read-method outputs.
+
+    A read-out that raises is recorded by its exception type (it must keep
+    raising); the values are pickled, so that two read-outs compare bit for bit.
+    """
+    names = sorted(
+        {
+            n
+            for n in [*dir(type(estimator)), *vars(estimator)]
+            if n.endswith("_") and not n.startswith("_")
+        }
+    )
+    calls = {f"attribute {n}": functools.partial(getattr, estimator, n) for n in names}
+    for method in (*_READ_METHODS, *_EXTRA_READ_METHODS):
+        if method == "inverse_transform":
+            if hasattr(estimator, "transform"):
+
+                def call(m=method):
+                    return getattr(estimator, m)(estimator.transform(X))
+
+                calls[method] = call
+        elif method == "score":
+            calls[method] = functools.partial(estimator.score, X, y)
+        elif method in _EXTRA_READ_METHODS[1:]:
+            calls[method] = functools.partial(lambda m: getattr(estimator, m)(), method)
+        else:
+            calls[method] = functools.partial(lambda m: getattr(estimator, m)(X), method)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for key, call in calls.items():
+            try:
+                value = call()
+            except Exception as exc:  # noqa: BLE001 - the type is the read-out
+                out[key] = f"raises {type(exc).__name__}"
+            else:
+                out[key] = pickle.dumps(value)
+    return out
+
+
+@_online_check
+def check_read_outs_ignore_params(name, estimator):
+    """Read-outs come from the committed state, never from a live parameter value.
+
+    After ``fit``, each parameter in turn is given every other valid value
+    (up to two): every fitted attribute and every ``transform`` /
+    ``inverse_transform`` / ``predict*`` / ``decision_function`` / ``score`` /
+    ``score_samples`` / ``get_covariance`` / ``get_precision`` output must stay
+    bit-identical. Parameters act on the next update, or (the frozen ones) are
+    refused by it; they never change what was learned.
+    """
+    X, y = _make_data(estimator)
+    yb = None if y is None else y[:20]
+    fitted = clone(estimator).fit(X, y)
+    reference = _read_outs(pickle.loads(pickle.dumps(fitted)), X[:20], yb)
+    # read-outs that differ between two identical copies are random draws: skip them
+    again = _read_outs(pickle.loads(pickle.dumps(fitted)), X[:20], yb)
+    stable = {k for k in reference if reference[k] == again[k]}
+    changed = []
+    for param in sorted(estimator.get_params(deep=False)):
+        for value in _other_valid_values(estimator, param)[:2]:
+            est = pickle.loads(pickle.dumps(fitted))
+            est.set_params(**{param: value})
+            outs = _read_outs(est, X[:20], yb)
+            changed += [
+                f"{param}={value!r} changes {key}"
+                for key in sorted(stable)
+                if outs.get(key) != reference[key]
+            ]
+    assert not changed, f"{name}: read-outs follow live parameters: " + "; ".join(changed[:8])
 
 
 @_online_check
@@ -629,6 +717,7 @@ _ALL_CHECKS = (
     check_pass_leaves_committed_state,
     check_frozen_params,
     check_set_params_all_or_none,
+    check_read_outs_ignore_params,
     check_input_layouts,
     check_pipeline_and_grid_search,
     check_set_output_pandas,

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 
-from skonline.base import OnlineEstimator, OnlineState
+from skonline.base import OnlineEstimator, OnlineState, ParamRecord
 from skonline.linear_model._linear import LinearState, OnlineLinearClassifierMixin
 from skonline.utils._sklearn_compat import Interval
 from skonline.utils.estimator_checks import (
@@ -26,6 +26,7 @@ from skonline.utils.estimator_checks import (
     check_partial_fit_splits,
     check_pass_leaves_committed_state,
     check_pickle_resume,
+    check_read_outs_ignore_params,
     check_set_params_all_or_none,
 )
 
@@ -35,8 +36,21 @@ class MeanState(OnlineState):
     total: np.ndarray
 
 
+@dataclass(frozen=True)
+class MeanFrozen(ParamRecord):
+    n_components: int
+
+
+@dataclass(frozen=True)
+class MeanLive(ParamRecord):
+    shift: float
+
+
 class RunningMean(TransformerMixin, OnlineEstimator):
-    """Toy transformer: subtracts the running mean (per-row update)."""
+    """Toy transformer: subtracts the running mean (per-row update), plus a live shift."""
+
+    _frozen_record = MeanFrozen
+    _live_record = MeanLive
 
     _parameter_constraints: ClassVar[dict] = {
         "shift": [Real],
@@ -46,9 +60,6 @@ class RunningMean(TransformerMixin, OnlineEstimator):
     def __init__(self, shift=0.0, n_components=2):
         self.shift = shift
         self.n_components = n_components
-
-    def _frozen_params(self):
-        return ("n_components",)
 
     def _init_state(self, X, y):
         return MeanState(total=np.zeros(X.shape[1]))
@@ -69,7 +80,8 @@ class RunningMean(TransformerMixin, OnlineEstimator):
 
     def transform(self, X):
         X = self._validate_predict(X)
-        return X - self._state.total / self._state.n_samples_seen + self.shift
+        state = self._state
+        return X - state.total / state.n_samples_seen + state.live.shift
 
     def score(self, X, y=None):
         return -float(np.mean(self.transform(X) ** 2))
@@ -199,6 +211,11 @@ class IgnoresFrozenParams(RunningMean):
         pass
 
 
+class ReadsLiveParameter(RunningMean):
+    def transform(self, X):
+        return super().transform(X) - self._state.live.shift + self.shift
+
+
 class SetsParamsOneByOne(RunningMean):
     def set_params(self, **params):
         return BaseEstimator.set_params(self, **params)
@@ -232,6 +249,7 @@ def test_correct_toys_pass_every_check(estimator):
         (WritesIntoCommittedState(), check_failed_update_keeps_state),
         (CommitsBeforeTheEnd(), check_failed_update_keeps_state),
         (IgnoresFrozenParams(), check_frozen_params),
+        (ReadsLiveParameter(), check_read_outs_ignore_params),
         (SetsParamsOneByOne(), check_set_params_all_or_none),
     ],
     ids=lambda x: type(x).__name__ if not callable(x) or hasattr(x, "fit") else x.__name__,
