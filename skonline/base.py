@@ -67,10 +67,10 @@ from .utils._sklearn_compat import check_is_fitted, validate_data
 
 __all__ = [
     "MAX_ABS_VALUE",
-    "ParamRecord",
     "OnlineEstimator",
     "OnlineLossMixin",
     "OnlineState",
+    "ParamRecord",
     "check_finite_magnitude",
 ]
 

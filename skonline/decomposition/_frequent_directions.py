@@ -29,7 +29,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clon
 from sklearn.utils import check_array, gen_batches
 from sklearn.utils.extmath import safe_sparse_dot, svd_flip
 
-from ..base import MAX_ABS_VALUE, ParamRecord, OnlineEstimator, OnlineState
+from ..base import MAX_ABS_VALUE, OnlineEstimator, OnlineState, ParamRecord
 from ..evaluation._sketch_metrics import spectral_norm_of_difference
 from ..utils._random import as_generator
 from ..utils._rows import BLOCK_ROWS, canonical_csr
@@ -276,8 +276,10 @@ class SketchFrozen(ParamRecord):
     def active(self):
         # the generator of the randomized blocks is part of the state only for that solver
         names = self.names()
-        return names if self.sparse_solver == "randomized" else tuple(
-            name for name in names if name != "random_state"
+        return (
+            names
+            if self.sparse_solver == "randomized"
+            else tuple(name for name in names if name != "random_state")
         )
 
 

@@ -15,8 +15,8 @@ are in :mod:`._online_pca_kernels`.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -25,7 +25,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array
 from sklearn.utils.extmath import safe_sparse_dot
 
-from ..base import ParamRecord, OnlineEstimator, OnlineLossMixin
+from ..base import OnlineEstimator, OnlineLossMixin, ParamRecord
 from ..utils._capping import mixture_decomposition, sample_corner
 from ..utils._density import dense_from_eigen, sign_fixed
 from ..utils._random import as_generator

@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import ParamRecord, OnlineEstimator, OnlineLossMixin, OnlineState
+from ..base import OnlineEstimator, OnlineLossMixin, OnlineState, ParamRecord
 from ..utils._capping import capped_hedge_step, sample_corner
 from ..utils._random import as_generator
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context

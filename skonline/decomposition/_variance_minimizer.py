@@ -21,10 +21,10 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.extmath import safe_sparse_dot
 
 from ..base import (
-    ParamRecord,
     OnlineEstimator,
     OnlineLossMixin,
     OnlineState,
+    ParamRecord,
     check_finite_magnitude,
 )
 from ..utils._capping import log_fixed_share, log_normalize, spectral_step

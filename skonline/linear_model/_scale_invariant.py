@@ -14,15 +14,15 @@ parameters and calls the kernels.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import ParamRecord, OnlineEstimator
+from ..base import OnlineEstimator, ParamRecord
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
     OnlineLinearClassifierMixin,

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import ParamRecord, OnlineEstimator
+from ..base import OnlineEstimator, ParamRecord
 from ..utils._sketch import single_blas_thread
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (

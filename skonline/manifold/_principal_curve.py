@@ -34,7 +34,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 
-from ..base import ParamRecord, OnlineEstimator, OnlineLossMixin, OnlineState
+from ..base import OnlineEstimator, OnlineLossMixin, OnlineState, ParamRecord
 from ..utils._polyline import (
     arc_lengths,
     point_at_arc_length,
