@@ -54,14 +54,18 @@ import contextlib
 import copy
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils import gen_batches
+
+if TYPE_CHECKING:  # Python 3.11's typing.Self, for 3.10 too
+    from typing_extensions import Self
 
 from .utils._sklearn_compat import check_is_fitted, validate_data
 
@@ -83,7 +87,7 @@ __all__ = [
 MAX_ABS_VALUE = 1e150
 
 
-def check_finite_magnitude(X, *, max_abs=MAX_ABS_VALUE, name="X"):
+def check_finite_magnitude(X: Any, *, max_abs: float = MAX_ABS_VALUE, name: str = "X") -> None:
     """Raise ``ValueError`` if a finite entry of ``X`` is too large to square.
 
     Parameters
@@ -108,6 +112,7 @@ def check_finite_magnitude(X, *, max_abs=MAX_ABS_VALUE, name="X"):
 
 
 _F = TypeVar("_F", bound="ParamRecord")
+_S = TypeVar("_S", bound="OnlineState")
 
 
 @dataclass(frozen=True)
@@ -178,11 +183,11 @@ class OnlineState:
     cumulative_loss: float = 0.0
     loss_history: np.ndarray | None = None
 
-    def copy(self):
+    def copy(self: _S) -> _S:
         """A deep copy: kernels work on it and return it as the new state."""
         return copy.deepcopy(self)
 
-    def record_losses(self, losses):
+    def record_losses(self, losses: ArrayLike) -> None:
         """Add the prequential losses of a pass (in place, on a kernel's own copy)."""
         losses = np.asarray(losses, dtype=np.float64)
         # row by row, so any split of the stream gives the same sum
@@ -194,11 +199,11 @@ class OnlineState:
             self.loss_history = np.concatenate([self.loss_history, losses])
 
 
-def _nonfinite_fields(state, prefix=""):
+def _nonfinite_fields(state: Any, prefix: str = "") -> list[str]:
     """Names of the float fields (arrays, numbers, nested containers) that are not finite."""
-    bad = []
+    bad: list[str] = []
 
-    def visit(value, name):
+    def visit(value: Any, name: str) -> None:
         if isinstance(value, np.ndarray):
             if value.dtype.kind in "fc" and not np.all(np.isfinite(value)):
                 bad.append(name)
@@ -220,7 +225,7 @@ def _nonfinite_fields(state, prefix=""):
     return bad
 
 
-def _same_value(a, b):
+def _same_value(a: Any, b: Any) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return (
             isinstance(a, np.ndarray)
@@ -249,33 +254,35 @@ class OnlineEstimator(BaseEstimator):
         bit-identical state (per-row algorithms).
     """
 
+    #: The committed state (an instance of the family's :class:`OnlineState` subclass).
+    _state: Any
     _accept_sparse: bool | str = False
     _constant_memory: bool = True
     _exact_row_splits: bool = True
 
     # ------------------------------------------------------------------ state
-    def _is_initialized(self):
+    def _is_initialized(self) -> bool:
         """True once a first call has created the state (fitted or not yet)."""
         return "_state" in self.__dict__
 
-    def __sklearn_is_fitted__(self):
+    def __sklearn_is_fitted__(self) -> bool:
         return self._is_initialized()
 
-    def _check_fitted(self):
+    def _check_fitted(self) -> None:
         check_is_fitted(self)
 
-    def _fitted_state(self):
+    def _fitted_state(self) -> Any:
         """The committed state, after checking that the estimator is fitted."""
         self._check_fitted()
         return self._state
 
-    def _reset(self):
+    def _reset(self) -> None:
         """Forget everything learned: the state and the recorded input shape."""
         for name in ("_state", "n_features_in_", "feature_names_in_"):
             self.__dict__.pop(name, None)
 
     @contextlib.contextmanager
-    def _transaction(self):
+    def _transaction(self) -> Iterator[None]:
         """Restore ``self.__dict__`` exactly if the block raises.
 
         Kernels never write into the committed state, so restoring the
@@ -289,7 +296,7 @@ class OnlineEstimator(BaseEstimator):
             self.__dict__.update(saved)
             raise
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> Self:
         """Set the parameters of this estimator, all or none.
 
         As :meth:`sklearn.base.BaseEstimator.set_params`, except that an
@@ -337,12 +344,16 @@ class OnlineEstimator(BaseEstimator):
     # The hooks take family-specific keyword arguments (``classes``,
     # ``sample_weight``, ...): ``*args, **kwargs`` lets each family declare its
     # own signature (a type checker accepts any override of it).
-    def _validate_batch(self, X, y, first_call, *args, **fit_params):
+    def _validate_batch(
+        self, X: Any, y: Any, first_call: bool, *args: Any, **fit_params: Any
+    ) -> tuple[Any, Any, dict[str, Any]]:
         """Validate a training batch; default: features only, finite, float."""
         X, y = self._check_training_data(X, y, first_call)
         return X, y, {}
 
-    def _check_training_data(self, X, y, first_call, **check_params):
+    def _check_training_data(
+        self, X: Any, y: Any, first_call: bool, **check_params: Any
+    ) -> tuple[Any, Any]:
         """``validate_data`` on a training batch (``y`` too when given) plus the magnitude guard."""
         params = {
             "reset": first_call,
@@ -358,7 +369,7 @@ class OnlineEstimator(BaseEstimator):
         check_finite_magnitude(X)
         return X, y
 
-    def _validate_predict(self, X):
+    def _validate_predict(self, X: Any) -> Any:
         """Validate data for transform / predict / score (no state is written)."""
         self._check_fitted()
         X = validate_data(
@@ -372,14 +383,18 @@ class OnlineEstimator(BaseEstimator):
         return X
 
     # ------------------------------------------------------------------- hooks
-    def _init_state(self, X, y, *args, **kwargs) -> OnlineState:  # pragma: no cover - abstract
+    def _init_state(
+        self, X: Any, y: Any, *args: Any, **kwargs: Any
+    ) -> OnlineState:  # pragma: no cover
         raise NotImplementedError
 
-    def _partial_fit_state(self, state, X, y, *args, **kwargs) -> OnlineState:  # pragma: no cover
+    def _partial_fit_state(  # pragma: no cover - abstract
+        self, state: Any, X: Any, y: Any, *args: Any, **kwargs: Any
+    ) -> OnlineState:
         raise NotImplementedError
 
     # ------------------------------------------------------------ the passes
-    def _new_state(self, X, y, **kwargs):
+    def _new_state(self, X: Any, y: Any, **kwargs: Any) -> Any:  # the family's state class
         state = self._init_state(X, y, **kwargs)
         state.frozen = self._frozen_record.of(self)
         return state
@@ -402,7 +417,7 @@ class OnlineEstimator(BaseEstimator):
             )
         self._state = state
 
-    def _online_partial_fit(self, X, y=None, **fit_params):
+    def _online_partial_fit(self, X: Any, y: Any = None, **fit_params: Any) -> Self:
         """One ordered online pass, committed only if the whole call succeeds."""
         with self._transaction():
             first_call = not self._is_initialized()
@@ -413,7 +428,7 @@ class OnlineEstimator(BaseEstimator):
             self._commit(self._partial_fit_state(state, X, y, **kwargs))
         return self
 
-    def _online_fit(self, X, y=None, **fit_params):
+    def _online_fit(self, X: Any, y: Any = None, **fit_params: Any) -> Self:
         """Reset, then one ordered pass; a failure leaves the previous fit in place."""
         with self._transaction():
             self._reset()
@@ -427,7 +442,15 @@ class OnlineEstimator(BaseEstimator):
     #: Boolean keyword arguments of the pass that act once, at its end.
     _pass_end_kwargs: tuple[str, ...] = ()
 
-    def _verbose_pass(self, state, X, y, *, epoch=None, **kwargs):
+    def _verbose_pass(
+        self,
+        state: OnlineState,
+        X: Any,
+        y: Any,
+        *,
+        epoch: tuple[int, int] | None = None,
+        **kwargs: Any,
+    ) -> Any:
         """``_partial_fit_state`` over the rows; with ``verbose``, in chunks, with progress.
 
         Any split of the rows gives the same state (one ordered pass), so the
@@ -461,7 +484,7 @@ class OnlineEstimator(BaseEstimator):
 
     # ---------------------------------------------------------- read-outs
     @property
-    def n_samples_seen_(self):
+    def n_samples_seen_(self) -> int:
         """Number of rows learned from so far.
 
         Every pass of a multi-epoch ``fit`` counts.
@@ -476,12 +499,12 @@ class OnlineLossMixin:
     _fitted_state: Callable[[], Any]  # provided by OnlineEstimator
 
     @property
-    def cumulative_loss_(self):
+    def cumulative_loss_(self) -> float:
         """Sum of the prequential losses (each row scored before its update)."""
         return float(self._fitted_state().cumulative_loss)
 
     @property
-    def loss_history_(self):
+    def loss_history_(self) -> np.ndarray:
         """Per-row prequential losses, recorded with ``keep_history=True``.
 
         An array of shape (n_samples_seen_,); ``AttributeError`` without

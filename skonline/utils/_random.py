@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = ["as_generator"]
 
 
-def as_generator(random_state):
+def as_generator(random_state: Any) -> np.random.Generator:
     """A numpy ``Generator`` from ``None``, an int, a ``RandomState`` or a ``Generator``.
 
     A ``Generator`` is returned as is (its draws advance); a ``RandomState``

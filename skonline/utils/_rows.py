@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import gen_batches
@@ -12,7 +15,7 @@ __all__ = ["canonical_csr", "check_row_norms", "dense_row_blocks", "prepare_rows
 BLOCK_ROWS = 256
 
 
-def dense_row_blocks(X, block_rows=BLOCK_ROWS):
+def dense_row_blocks(X: Any, block_rows: int = BLOCK_ROWS) -> Iterator[tuple[int, np.ndarray]]:
     """Yield ``(start, block)``: C-contiguous float64 blocks of the rows of ``X``.
 
     CSR input is densified one block at a time, so memory stays
@@ -24,7 +27,7 @@ def dense_row_blocks(X, block_rows=BLOCK_ROWS):
         yield sl.start, np.ascontiguousarray(block, dtype=np.float64)
 
 
-def canonical_csr(X):
+def canonical_csr(X: Any) -> Any:
     """float64 CSR with summed duplicates, sorted indices and no entry whose square is 0.
 
     Values with ``x² = 0`` in float64 (``|x| < 1.5e-162``) are treated as
@@ -43,7 +46,7 @@ def canonical_csr(X):
 ROW_NORM_TOL = 1e-12
 
 
-def prepare_rows(X, row_norm):
+def prepare_rows(X: Any, row_norm: str) -> Any:
     """Rows as an online-PCA update sees them: ``"clip"`` rescales rows of norm > 1 to norm 1.
 
     ``"none"`` and ``"error"`` return ``X`` unchanged (``"error"`` is enforced
@@ -57,7 +60,7 @@ def prepare_rows(X, row_norm):
     return X * scale[:, None]
 
 
-def check_row_norms(X, row_norm):
+def check_row_norms(X: Any, row_norm: str) -> None:
     """With ``row_norm="error"``, raise ``ValueError`` if a row of ``X`` has norm above 1.
 
     ``X`` is dense or sparse; other ``row_norm`` values accept every row.

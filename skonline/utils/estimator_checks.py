@@ -35,8 +35,10 @@ import functools
 import pickle
 import tempfile
 import warnings
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from numbers import Integral, Real
+from typing import Any
 from unittest import mock
 
 import numpy as np
@@ -46,6 +48,8 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import get_tags
+
+_Check = Callable[[str, Any], None]
 
 __all__ = [
     "assert_state_equal",
@@ -80,11 +84,14 @@ _READ_METHODS = (
 
 
 # ------------------------------------------------------------------ helpers
-def _make_data(estimator, n_samples=150, n_features=6, seed=0):
+def _make_data(
+    estimator: Any, n_samples: int = 150, n_features: int = 6, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray | None]:
     """A decaying-spectrum stream and, for supervised estimators, targets."""
     rng = np.random.default_rng(seed)
     scales = np.linspace(2.0, 0.2, n_features)
     X = rng.standard_normal((n_samples, n_features)) * scales
+    y: np.ndarray | None
     if is_classifier(estimator):
         y = (X @ rng.standard_normal(n_features) > 0).astype(np.int64)
     elif is_regressor(estimator):
@@ -95,11 +102,11 @@ def _make_data(estimator, n_samples=150, n_features=6, seed=0):
     return X, y
 
 
-def _first_kwargs(estimator, y):
+def _first_kwargs(estimator: Any, y: Any) -> dict[str, Any]:
     return {"classes": np.unique(y)} if is_classifier(estimator) and y is not None else {}
 
 
-def _stream(estimator, X, y, sizes):
+def _stream(estimator: Any, X: Any, y: Any, sizes: list[int]) -> Any:
     """``partial_fit`` over consecutive batches of the given sizes."""
     start, first = 0, True
     for size in sizes:
@@ -112,13 +119,13 @@ def _stream(estimator, X, y, sizes):
     return estimator
 
 
-def _splits(n):
+def _splits(n: int) -> dict[str, list[int]]:
     uneven = [1, 7, 30]
     uneven.append(n - sum(uneven))
     return {"one batch": [n], "row by row": [1] * n, "uneven batches": uneven}
 
 
-def _state(estimator):
+def _state(estimator: Any) -> dict[str, Any]:
     """The learned state: the state object plus scikit-learn's fitted attributes."""
     names = [
         k for k in vars(estimator) if k == "_state" or (k.endswith("_") and not k.startswith("__"))
@@ -126,7 +133,7 @@ def _state(estimator):
     return {name: getattr(estimator, name) for name in names}
 
 
-def _assert_value_equal(va, vb, key, rtol, atol, context):
+def _assert_value_equal(va: Any, vb: Any, key: str, rtol: float, atol: float, context: str) -> None:
     """Compare two pieces of state; containers and plain objects recursively."""
     if isinstance(va, (list, tuple)) and not isinstance(va, str):
         assert type(va) is type(vb) and len(va) == len(vb), f"{context}: {key} differs"
@@ -155,7 +162,9 @@ def _assert_value_equal(va, vb, key, rtol, atol, context):
         assert pickle.dumps(va) == pickle.dumps(vb), f"{context}: {key} differs: {va!r} {vb!r}"
 
 
-def assert_state_equal(a, b, *, rtol=0.0, atol=0.0, context=""):
+def assert_state_equal(
+    a: Any, b: Any, *, rtol: float = 0.0, atol: float = 0.0, context: str = ""
+) -> None:
     """Assert two estimators hold the same learned state.
 
     The state is the estimator's state object plus scikit-learn's fitted
@@ -191,12 +200,12 @@ def assert_state_equal(a, b, *, rtol=0.0, atol=0.0, context=""):
         _assert_value_equal(sa[key], sb[key], key, rtol, atol, context)
 
 
-def _tolerance(estimator):
+def _tolerance(estimator: Any) -> dict[str, float]:
     exact = getattr(estimator, "_exact_row_splits", False)
     return {} if exact else {"rtol": 1e-10, "atol": 1e-12}
 
 
-def _call_read_methods(estimator, X, y):
+def _call_read_methods(estimator: Any, X: Any, y: Any) -> None:
     for method in _READ_METHODS:
         if not hasattr(estimator, method):
             continue
@@ -226,7 +235,7 @@ _CHECK_DOC_TAIL = """
 """
 
 
-def _online_check(check):
+def _online_check(check: _Check) -> _Check:
     """Complete a check's docstring with the sections every check shares."""
     if check.__doc__:  # None under ``python -OO``
         check.__doc__ = check.__doc__.rstrip() + "\n" + _CHECK_DOC_TAIL.format(check=check.__name__)
@@ -235,7 +244,7 @@ def _online_check(check):
 
 # ------------------------------------------------------------------- checks
 @_online_check
-def check_partial_fit_splits(name, estimator):
+def check_partial_fit_splits(name: str, estimator: Any) -> None:
     """Row-by-row, uneven batches, one batch and ``fit`` all give the same state.
 
     Bit for bit for estimators whose ``_exact_row_splits`` is true (per-row
@@ -254,7 +263,7 @@ def check_partial_fit_splits(name, estimator):
 
 
 @_online_check
-def check_fit_resets(name, estimator):
+def check_fit_resets(name: str, estimator: Any) -> None:
     """``fit`` forgets earlier data: fit(X1); fit(X2) equals a fresh fit(X2).
 
     The two states are compared bit for bit.
@@ -268,7 +277,7 @@ def check_fit_resets(name, estimator):
 
 
 @_online_check
-def check_methods_leave_state(name, estimator):
+def check_methods_leave_state(name: str, estimator: Any) -> None:
     """Read-only methods leave the pickled estimator byte-identical.
 
     ``transform``, ``inverse_transform``, ``predict``, ``predict_proba``,
@@ -283,7 +292,7 @@ def check_methods_leave_state(name, estimator):
 
 
 @_online_check
-def check_pickle_resume(name, estimator):
+def check_pickle_resume(name: str, estimator: Any) -> None:
     """Pickle after k batches, resume, continue = the uninterrupted run, bit for bit.
 
     The stream is interrupted after two of three batches, pickled, unpickled
@@ -299,7 +308,7 @@ def check_pickle_resume(name, estimator):
 
 
 @_online_check
-def check_constant_memory(name, estimator):
+def check_constant_memory(name: str, estimator: Any) -> None:
     """The fitted state does not grow with the number of rows streamed.
 
     The pickled size after 1000 rows may exceed that after 100 rows by a few
@@ -316,7 +325,7 @@ def check_constant_memory(name, estimator):
     assert large <= small + 64, f"{name}: state grew from {small} to {large} bytes"
 
 
-def _bad_inputs(X, y, estimator):
+def _bad_inputs(X: Any, y: Any, estimator: Any) -> list[tuple[str, Any, Any]]:
     """(label, X_bad, y_bad) triples that must be rejected."""
     d = X.shape[1]
     cases = []
@@ -352,7 +361,7 @@ _DEFINED_BY_FIRST_CALL = ("wrong number of features", "extra feature", "unseen l
 
 
 @_online_check
-def check_bad_input_keeps_state(name, estimator):
+def check_bad_input_keeps_state(name: str, estimator: Any) -> None:
     """Every bad batch raises ValueError/TypeError and leaves the state byte-identical.
 
     Checked on a fresh estimator, mid-stream through ``partial_fit``, and through
@@ -386,12 +395,12 @@ def check_bad_input_keeps_state(name, estimator):
 
 
 @contextmanager
-def _failing_pass(estimator):
+def _failing_pass(estimator: Any) -> Any:
     """Make every pass of ``estimator``'s class compute its new state, then raise."""
     cls = type(estimator)
     original = cls._partial_fit_state
 
-    def failing(self, state, *args, **kwargs):
+    def failing(self: Any, state: Any, *args: Any, **kwargs: Any) -> Any:
         original(self, state, *args, **kwargs)
         raise FloatingPointError("simulated failure at the end of the pass")
 
@@ -400,7 +409,7 @@ def _failing_pass(estimator):
 
 
 @_online_check
-def check_failed_update_keeps_state(name, estimator):
+def check_failed_update_keeps_state(name: str, estimator: Any) -> None:
     """An exception at the end of an update leaves the estimator exactly as it was.
 
     The pass is made to raise after computing its new state, on a fresh
@@ -431,7 +440,7 @@ def check_failed_update_keeps_state(name, estimator):
 
 
 @_online_check
-def check_pass_leaves_committed_state(name, estimator):
+def check_pass_leaves_committed_state(name: str, estimator: Any) -> None:
     """A pass never writes into the committed state object (kernels are pure).
 
     After a ``partial_fit`` the estimator holds a new state object, and the
@@ -446,7 +455,7 @@ def check_pass_leaves_committed_state(name, estimator):
     assert pickle.dumps(old) == snapshot, f"{name}: partial_fit wrote into the previous state"
 
 
-def _other_valid_values(estimator, param):
+def _other_valid_values(estimator: Any, param: str) -> list[Any]:
     """Values of ``param`` other than the current one that pass parameter validation."""
     value = estimator.get_params()[param]
     candidates = []
@@ -481,7 +490,7 @@ def _other_valid_values(estimator, param):
 
 
 @_online_check
-def check_frozen_params(name, estimator):
+def check_frozen_params(name: str, estimator: Any) -> None:
     """A parameter that shapes the state cannot change mid-stream; ``fit`` starts again.
 
     Each parameter named by ``_frozen_params()`` is given another valid value
@@ -513,7 +522,7 @@ def check_frozen_params(name, estimator):
 _EXTRA_READ_METHODS = ("score_samples", "get_covariance", "get_precision")
 
 
-def _read_outs(estimator, X, y):
+def _read_outs(estimator: Any, X: Any, y: Any) -> dict[str, bytes | str]:
     """Every read-out of a fitted estimator: fitted attributes and read-method outputs.
 
     A read-out that raises is recorded by its exception type (it must keep
@@ -526,22 +535,19 @@ def _read_outs(estimator, X, y):
             if n.endswith("_") and not n.startswith("_")
         }
     )
-    calls = {f"attribute {n}": functools.partial(getattr, estimator, n) for n in names}
+    calls: dict[str, Callable[[], Any]] = {
+        f"attribute {n}": functools.partial(getattr, estimator, n) for n in names
+    }
     for method in (*_READ_METHODS, *_EXTRA_READ_METHODS):
-        if method == "inverse_transform":
-            if hasattr(estimator, "transform"):
-
-                def call(m=method):
-                    return getattr(estimator, m)(estimator.transform(X))
-
-                calls[method] = call
+        if method == "inverse_transform" and hasattr(estimator, "transform"):
+            calls[method] = lambda: estimator.inverse_transform(estimator.transform(X))
         elif method == "score":
             calls[method] = functools.partial(estimator.score, X, y)
-        elif method in _EXTRA_READ_METHODS[1:]:
+        elif method in ("get_covariance", "get_precision"):
             calls[method] = functools.partial(lambda m: getattr(estimator, m)(), method)
-        else:
+        elif method != "inverse_transform":
             calls[method] = functools.partial(lambda m: getattr(estimator, m)(X), method)
-    out = {}
+    out: dict[str, bytes | str] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for key, call in calls.items():
@@ -555,7 +561,7 @@ def _read_outs(estimator, X, y):
 
 
 @_online_check
-def check_read_outs_ignore_params(name, estimator):
+def check_read_outs_ignore_params(name: str, estimator: Any) -> None:
     """Read-outs come from the committed state, never from a live parameter value.
 
     After ``fit``, each parameter in turn is given every other valid value
@@ -587,7 +593,7 @@ def check_read_outs_ignore_params(name, estimator):
 
 
 @_online_check
-def check_set_params_all_or_none(name, estimator):
+def check_set_params_all_or_none(name: str, estimator: Any) -> None:
     """``set_params`` with an invalid name changes no parameter.
 
     A valid parameter is set together with an unknown one: the call must raise
@@ -609,7 +615,7 @@ def check_set_params_all_or_none(name, estimator):
 
 
 @_online_check
-def check_input_layouts(name, estimator):
+def check_input_layouts(name: str, estimator: Any) -> None:
     """Input layouts and dtypes are accepted and agree.
 
     float32 and float64, C and Fortran order, non-contiguous arrays, read-only
@@ -665,7 +671,7 @@ def check_input_layouts(name, estimator):
 
 
 @_online_check
-def check_pipeline_and_grid_search(name, estimator):
+def check_pipeline_and_grid_search(name: str, estimator: Any) -> None:
     """The estimator composes in a Pipeline and a GridSearchCV.
 
     A pipeline with a pass-through step gives the same ``transform`` and
@@ -691,7 +697,7 @@ def check_pipeline_and_grid_search(name, estimator):
 
 
 @_online_check
-def check_set_output_pandas(name, estimator):
+def check_set_output_pandas(name: str, estimator: Any) -> None:
     """A transformer honours ``set_output(transform="pandas")``.
 
     ``transform`` returns a DataFrame whose columns are
@@ -724,7 +730,7 @@ _ALL_CHECKS = (
 )
 
 
-def _not_applicable(check, estimator):
+def _not_applicable(check: _Check, estimator: Any) -> str | None:
     """Why ``check`` does not apply to ``estimator`` (``None`` when it does)."""
     if check is check_constant_memory and not getattr(estimator, "_constant_memory", False):
         return "the state grows with the stream by design (a history or every past row)"
@@ -740,7 +746,7 @@ def _not_applicable(check, estimator):
     return None
 
 
-def yield_online_checks(estimator):
+def yield_online_checks(estimator: Any) -> Iterator[_Check]:
     """Yield every online check that applies to an estimator.
 
     Checks that do not apply (for instance the constant-memory check for an
@@ -769,7 +775,7 @@ def yield_online_checks(estimator):
             yield check
 
 
-def check_online_estimator(estimator):
+def check_online_estimator(estimator: Any) -> None:
     """Run every applicable online check on an estimator.
 
     The checks of :func:`yield_online_checks` run in order; the first one that
@@ -792,7 +798,7 @@ def check_online_estimator(estimator):
         check(name, estimator)
 
 
-def parametrize_with_online_checks(estimators):
+def parametrize_with_online_checks(estimators: list[Any]) -> Any:
     """A ``pytest.mark.parametrize`` decorator over (estimator, check) pairs.
 
     Checks that do not apply to an estimator are collected as skipped, with
