@@ -26,11 +26,11 @@ from sklearn.utils import check_array
 from sklearn.utils.extmath import safe_sparse_dot
 
 from ..base import OnlineEstimator, OnlineLossMixin, ParamRecord
-from ..utils._capping import mixture_decomposition, sample_corner
-from ..utils._density import dense_from_eigen, sign_fixed
 from ..utils._random import as_generator
 from ..utils._rows import ROW_NORM_TOL, check_row_norms, dense_row_blocks, prepare_rows
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
+from ._capping_kernels import mixture_decomposition, sample_corner
+from ._density_kernels import dense_from_eigen, sign_fixed
 from ._online_pca_kernels import (
     density_pass,
     eigenvector_columns,
@@ -619,7 +619,8 @@ default="deterministic"
 
     keep_history : bool, default=False
         Store the per-row expected losses in ``loss_history_`` (memory grows
-        with the stream only when this is on). Frozen at the first call: changing it takes effect at the next ``fit``.
+        with the stream only when this is on). Frozen at the first call:
+        changing it takes effect at the next ``fit``.
 
     row_norm : {"scale", "none", "clip", "error"}, default="scale"
         The guarantees need ``||x|| <= 1`` for the rows the update sees
@@ -745,7 +746,8 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
     ----------
     n_components : int, default=None
         ``k``, the dimension kept; ``1 <= k < n_features``. ``None`` keeps
-        ``min(10, n_features - 1)`` directions. Frozen at the first call: changing it takes effect at the next ``fit``.
+        ``min(10, n_features - 1)`` directions. Frozen at the first call:
+        changing it takes effect at the next ``fit``.
 
     learning_rate : float or "auto", default="auto"
         ``eta > 0``. ``"auto"``: Theorem 3's ``ln(1 + sqrt(2D/L))`` with
@@ -943,7 +945,8 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     ----------
     n_components : int, default=None
         ``k``, the dimension kept; ``1 <= k < n_features``. ``None`` keeps
-        ``min(10, n_features - 1)`` directions. Frozen at the first call: changing it takes effect at the next ``fit``.
+        ``min(10, n_features - 1)`` directions. Frozen at the first call:
+        changing it takes effect at the next ``fit``.
 
     learning_rate : float, default=1.0
         ``eta > 0``. The tuned value of Warmuth & Kuzmin's eq. (3),

@@ -14,7 +14,7 @@ log-eigenvalues (:class:`DensityState`), in one of two exact forms:
 
 * **dense**: ``n`` eigenvectors ``U`` and ``n`` log-eigenvalues; one row is
   one ``n × n`` symmetric eigendecomposition
-  (:func:`skonline.utils._density.meg_eigen_step`) plus a basis rotation.
+  (:func:`skonline.decomposition._density_kernels.meg_eigen_step`) plus a basis rotation.
 * **bulk**: the directions orthogonal to every row seen so far form one
   eigenspace of ``W`` (the rank-one update does not touch them, and the
   softmax, floor, fixed share and capping map equal eigenvalues to equal
@@ -22,11 +22,11 @@ log-eigenvalues (:class:`DensityState`), in one of two exact forms:
   data span (:func:`bulk_coordinates`), an ``m × m`` rotation ``R`` and one
   "bulk" log-eigenvalue of multiplicity ``n - m``. The rank-one eigen-update
   is LAPACK's ``eigh`` or the secular equation
-  (:func:`skonline.utils._density.rank_one_eigh`).
+  (:func:`skonline.decomposition._density_kernels.rank_one_eigh`).
 
 The eigenvalue part of a step (softmax, floor, fixed share, capping) is
-:func:`skonline.utils._capping.spectral_step`, in the log domain (compiled:
-:mod:`skonline.utils._capping_fast`).
+:func:`skonline.decomposition._capping_kernels.spectral_step`, in the log domain (compiled:
+:mod:`skonline.decomposition._capping_fast`).
 :func:`density_pass` runs the rows of a batch through the update; it is pure:
 it returns a new state and never writes into the one it is given.
 """
@@ -39,10 +39,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base import OnlineState
-from ..utils._capping import sample_corner
-from ..utils._capping_fast import spectral_step
-from ..utils._density import dense_from_eigen, log_eigenvalues_from_dense, meg_eigen_step
 from ..utils._rows import dense_row_blocks, prepare_rows
+from ._capping_fast import spectral_step
+from ._capping_kernels import sample_corner
+from ._density_kernels import dense_from_eigen, log_eigenvalues_from_dense, meg_eigen_step
 
 __all__ = [
     "DensityState",

@@ -14,8 +14,8 @@ from skonline.decomposition import (
     OnlineVarianceMinimizer,
     RandomizedOnlinePCA,
 )
+from skonline.decomposition._capping_kernels import cap
 from skonline.decomposition._online_pca_kernels import theory_static_learning_rate
-from skonline.utils._capping import cap
 
 
 # ------------------------------------------------------------------ streams

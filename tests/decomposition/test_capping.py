@@ -5,7 +5,7 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 
-from skonline.utils._capping import (
+from skonline.decomposition._capping_kernels import (
     cap,
     capped_hedge_step,
     log_cap,
@@ -16,7 +16,7 @@ from skonline.utils._capping import (
     spectral_step,
     systematic_sample,
 )
-from skonline.utils._density import meg_eigen_step, rank_one_eigh
+from skonline.decomposition._density_kernels import meg_eigen_step, rank_one_eigh
 
 EPS = np.finfo(np.float64).eps
 
@@ -351,7 +351,7 @@ def test_secular_meg_step_matches_eigh():
 @pytest.mark.parametrize("with_counts", [False, True])
 def test_compiled_spectral_step_matches_the_python_one(seed, with_counts):
     """The compiled per-row step does the Python one's operations in the same order."""
-    from skonline.utils._capping_fast import spectral_step as compiled
+    from skonline.decomposition._capping_fast import spectral_step as compiled
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 60))

@@ -12,7 +12,7 @@ becomes one symmetric eigendecomposition in the current eigenbasis:
 ``diag(a) - eta UᵀGU = Q diag(mu) Qᵀ``, so ``V = (UQ) diag(softmax(mu)) (UQ)ᵀ``.
 For a rank-one ``G = x xᵀ`` the matrix is diagonal plus rank one. The
 softmax, floor, fixed share and capping of ``mu`` are done in the log domain
-by :func:`skonline.utils._capping.spectral_step`.
+by :func:`skonline.decomposition._capping_kernels.spectral_step`.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def meg_eigen_step(U, a, learning_rate, *, z=None, G=None, method="eigh"):
     G : ndarray of shape (n, n), optional
     method : {"eigh", "secular"}, default="eigh"
         For a rank-one ``z``: LAPACK's dense ``eigh`` or :func:`rank_one_eigh`
-        (compiled: :mod:`skonline.utils._density_fast`).
+        (compiled: :mod:`skonline.decomposition._density_fast`).
 
     Returns
     -------

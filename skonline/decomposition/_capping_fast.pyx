@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Compiled eigenvalue step of online PCA: softmax, floor, fixed share and capping, in logs.
 
-The per-row counterpart of :func:`skonline.utils._capping.spectral_step` (the
+The per-row counterpart of :func:`skonline.decomposition._capping_kernels.spectral_step` (the
 Python implementation, kept as the reference of the tests and for the other
 callers): the same operations in the same order, in C loops, so that a row of
 online PCA at small ``n`` is not spent in the Python overhead of a dozen
@@ -12,7 +12,7 @@ from libc.math cimport INFINITY, exp, fabs, isfinite, log, log1p
 
 import numpy as np
 
-#: Relative tolerance of the capping test (``_capping._TOL``).
+#: Relative tolerance of the capping test (``_capping_kernels._TOL``).
 cdef double TOL = 1e-12
 
 
@@ -69,7 +69,7 @@ def spectral_step(mu, int d, double floor=0.0, double share_before_cap=0.0,
                   double share_after_cap=0.0, counts=None):
     """Softmax, floor, fixed share, capping at ``1/d`` and fixed share after it, in logs.
 
-    See :func:`skonline.utils._capping.spectral_step` (same arguments, same
+    See :func:`skonline.decomposition._capping_kernels.spectral_step` (same arguments, same
     result to rounding).
     """
     out_arr = np.array(mu, dtype=np.float64)
@@ -126,7 +126,7 @@ def spectral_step(mu, int d, double floor=0.0, double share_before_cap=0.0,
 
 cdef void _cap_sorted(double* a, const double* c, Py_ssize_t n, int d, double log_cap,
                       order_arr):
-    """The closed form of capping over a stable descending order (``_capping.log_cap``)."""
+    """The closed form of capping over a stable descending order (``_capping_kernels.log_cap``)."""
     cdef Py_ssize_t[::1] order = order_arr.astype(np.intp)
     s_arr = np.empty(n)
     tail_arr = np.empty(n)
