@@ -12,7 +12,7 @@ becomes one symmetric eigendecomposition in the current eigenbasis:
 ``diag(a) - eta UᵀGU = Q diag(mu) Qᵀ``, so ``V = (UQ) diag(softmax(mu)) (UQ)ᵀ``.
 For a rank-one ``G = x xᵀ`` the matrix is diagonal plus rank one. The
 softmax, floor, fixed share and capping of ``mu`` are done in the log domain
-by :func:`skonline.decomposition._capping_kernels.spectral_step`.
+by :func:`skonline.decomposition._capping_fast.spectral_step`.
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ log-eigenvalues (:class:`DensityState`), in one of two exact forms:
   (:func:`skonline.decomposition._density_kernels.rank_one_eigh`).
 
 The eigenvalue part of a step (softmax, floor, fixed share, capping) is
-:func:`skonline.decomposition._capping_kernels.spectral_step`, in the log domain (compiled:
-:mod:`skonline.decomposition._capping_fast`).
+:func:`skonline.decomposition._capping_fast.spectral_step`, in the log domain
+(compiled; its NumPy transcription is the reference of the tests).
 :func:`density_pass` runs the rows of a batch through the update; it is pure:
 it returns a new state and never writes into the one it is given.
 """

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..base import OnlineState
 from ..utils._rows import dense_row_blocks, prepare_rows
-from ._capping_kernels import log_fixed_share, log_normalize, spectral_step
+from ._capping_fast import fixed_share_step, spectral_step
 from ._density_kernels import meg_eigen_step
 
 __all__ = [
@@ -52,7 +52,7 @@ def theory_variance_parameters(domain, n_features, horizon, loss_bound=None):
 
 def simplex_step(log_y, grad, learning_rate, fixed_share):
     """Eq. (31a-b): ``v ∝ y exp(-eta grad)``, ``y' = a/n + (1-a) v`` (``a``: the fixed share)."""
-    return log_fixed_share(log_normalize(log_y - learning_rate * grad), fixed_share)
+    return np.asarray(fixed_share_step(log_y - learning_rate * grad, fixed_share))
 
 
 @dataclass(kw_only=True, eq=False)

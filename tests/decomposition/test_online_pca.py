@@ -14,8 +14,9 @@ from skonline.decomposition import (
     OnlineVarianceMinimizer,
     RandomizedOnlinePCA,
 )
-from skonline.decomposition._capping_kernels import cap
 from skonline.decomposition._online_pca_kernels import theory_static_learning_rate
+
+from ._capping_reference import cap
 
 
 # ------------------------------------------------------------------ streams
