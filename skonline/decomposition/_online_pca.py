@@ -174,7 +174,7 @@ class _BaseOnlinePCA(
                 "solver='auto' or 'dense'."
             )
 
-    def _validate_batch(self, X, y, first_call, from_fit=False, **fit_params):
+    def _validate_batch(self, X, y, first_call, **fit_params):
         X, y = self._check_training_data(X, y, first_call)
         self._check_params(X.shape[1])
         check_row_norms(X, self.row_norm)
@@ -183,9 +183,9 @@ class _BaseOnlinePCA(
                 "row_norm='error' checks the raw rows, but center=True feeds the centred "
                 "rows; use row_norm='scale' (or 'clip') with centring."
             )
-        return X, y, self._validate_extra(X, first_call, from_fit)
+        return X, y, self._validate_extra(X, first_call)
 
-    def _validate_extra(self, X, first_call, from_fit):
+    def _validate_extra(self, X, first_call):
         """Subclass checks that need the batch; returns the keyword arguments of the pass."""
         return {}
 
@@ -309,7 +309,7 @@ class _BaseOnlinePCA(
         self : object
             The fitted estimator.
         """
-        return self._online_fit(X, from_fit=True)
+        return self._online_fit(X)
 
     # ----------------------------------------------------- fitted quantities
     @property
@@ -585,133 +585,8 @@ class _BaseOnlinePCA(
         return tags
 
 
-_SHARED_PARAMS = """\
-    eigenvalue_floor : float, default=1e-16
-        Incremental update: before capping, the normalised eigenvalues are
-        floored at this value and renormalised, so every eigenvalue of ``W``
-        stays ``>= floor``. A tiny implicit fixed share: it bounds how far a
-        direction's log-weight can fall, hence how long the learner needs to
-        re-learn it after a switch (the user guide measures the effect). ``0``
-        is the exact algorithm; the log-domain state never underflows either
-        way. ``1e-16`` is what storing ``W`` densely does by rounding, as the
-        papers' implementations did. Must be below ``1/n_features``. Live:
-        a new value acts from the next update.
-
-    transform_mode : {"deterministic", "mode", "sample", "average"}, \
-default="deterministic"
-        Which projection :meth:`transform` and ``components_`` use:
-        ``"deterministic"``, the ``k`` eigenvectors of ``W`` with the smallest
-        eigenvalues; ``"mode"``, the complement of the most probable corner of
-        the mixture decomposition (Warmuth & Kuzmin Fig. 5); ``"sample"``, a
-        projection drawn per :meth:`transform` call from ``random_state``;
-        ``"average"``, the deterministic rule on the average of the density
-        matrices of the pass (online-to-batch conversion; keeps an extra
-        ``n × n`` sum and costs ``O(n³)`` more per row). Frozen at the first
-        call (``"average"`` shapes the learned state): changing it takes
-        effect at the next ``fit``.
-
-    sampler : {"decomposition", "systematic"}, default="decomposition"
-        How a projection is sampled: a corner of the mixture decomposition
-        (Algorithm 2, ``O(n²)``) or systematic sampling (``O(n)``, the same
-        inclusion probabilities ``(n-k) w_i`` and expected loss). Live: a new
-        value acts from the next update, and on :meth:`transform` and
-        :meth:`sample_projection` from the next ``partial_fit``/``fit``.
-
-    keep_history : bool, default=False
-        Store the per-row expected losses in ``loss_history_`` (memory grows
-        with the stream only when this is on). Frozen at the first call:
-        changing it takes effect at the next ``fit``.
-
-    row_norm : {"scale", "none", "clip", "error"}, default="scale"
-        The guarantees need ``||x|| <= 1`` for the rows the update sees
-        (centred with ``center=True``). ``"scale"`` divides each of them by
-        the largest norm seen so far, itself included, so the largest has
-        norm 1 (the learner no longer depends on the units of the data;
-        measured best in the user guide). ``"none"`` uses them as given and
-        warns once when one exceeds norm 1 (a large row makes the
-        multiplicative update erase the learned subspace);
-        ``"clip"`` rescales raw rows of norm above 1 to norm 1 (the papers'
-        data preparation); ``"error"`` raises on a raw row of norm above 1
-        (uncentred only). Applied before the update and in
-        :meth:`expected_loss`; :meth:`transform` uses the raw rows. Live: a
-        new value acts from the next update, and on :meth:`expected_loss`
-        from the next ``partial_fit``/``fit``.
-
-    solver : {"auto", "dense", "bulk", "secular"}, default="auto"
-        How ``W`` is stored and updated; all four are exact and agree to
-        rounding, only the eigenvectors chosen inside tied eigenspaces
-        differ. ``"dense"``: ``n`` eigenvectors, one ``n × n``
-        eigendecomposition and basis rotation per row, ``O(n³)``.
-        ``"bulk"`` (beyond the papers): the directions orthogonal to every row
-        seen so far form one eigenspace of ``W``, so ``W`` is held as an
-        orthonormal basis of the ``m``-dimensional data span, an ``m × m``
-        rotation and one "bulk" eigenvalue of multiplicity ``n - m``; a row
-        costs ``O(nm + m³)`` and memory is ``O(nm)``. ``"secular"``: the bulk
-        representation with the rank-one eigen-update solved through the
-        secular equation (LAPACK ``dlasd4`` roots, Gu-Eisenstat
-        eigenvectors; ``O(m²)`` plus one ``n × m × m`` product instead of an
-        ``m × m`` ``eigh``). ``"auto"``: the bulk representation, with the
-        secular update once the span is large enough for it to be faster,
-        unless ``mixing="past"`` or ``transform_mode="average"``, which need
-        dense matrices (then ``"dense"``). Every solver re-orthonormalises
-        its eigenbasis (QR) periodically against the slow drift of products
-        of rotations. Frozen at the first call: changing it takes effect at the next ``fit``.
-
-    random_state : int, RandomState instance, Generator or None, default=None
-        Seed of the random generator used only to sample projections; the
-        learned density matrix does not depend on it. Live: recorded by every
-        ``partial_fit``/``fit`` (a generator as a copy), and the projections
-        of ``transform_mode="sample"`` are drawn from the recorded value.
-"""
-
-_SHARED_ATTRS = """\
-    n_components_ : int
-        ``k``.
-
-    n_samples_seen_ : int
-        Rows processed so far.
-
-    learning_rate_ : float
-        The learning rate in use (resolved from ``"auto"``).
-
-    cumulative_loss_ : float
-        Sum over the rows seen of the expected compression loss
-        ``(n-k) x̃ᵀWx̃``, each computed before that row's update.
-
-    loss_history_ : ndarray of shape (n_samples_seen_,)
-        The per-row expected losses; only with ``keep_history=True``.
-
-    max_row_norm_seen_ : float
-        Largest raw row norm seen (before ``row_norm``).
-
-    components_ : ndarray of shape (n_components, n_features)
-        Kept directions: the eigenvectors of ``W`` with the ``k`` smallest
-        eigenvalues, in ascending order, sign-fixed (largest entry positive).
-
-    density_eigenvalues_ : ndarray of shape (n_features,)
-        Eigenvalues of ``W``, ascending (``density_log_eigenvalues_`` holds
-        their exact logarithms).
-
-    density_eigenvectors_ : ndarray of shape (n_features, n_features)
-        The matching eigenvectors, as columns.
-
-    density_matrix_ : ndarray of shape (n_features, n_features)
-        ``W`` formed on demand; ``expected_projection_`` is ``I - (n-k)W``.
-
-    average_density_ : ndarray of shape (n_features, n_features)
-        The average of the density matrices used on the rows seen; only with
-        ``transform_mode="average"``.
-
-    n_features_in_ : int
-        Number of features seen during the first fit.
-
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during fit, when ``X`` has string column names.
-"""
-
-
 class AdaptiveOnlinePCA(_BaseOnlinePCA):
-    __doc__ = f"""Online adaptive PCA: fixed-share matrix Hedge (Yuan & Lamperski, Alg. 4).
+    """Online adaptive PCA: fixed-share matrix Hedge (Yuan & Lamperski, Alg. 4).
 
     A density matrix ``W`` over the directions to discard is updated once per
     row ``x`` by the matrix exponentiated-gradient step, mixed with the
@@ -784,7 +659,83 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         the running means). ``transform`` subtracts ``mean_``. Frozen at the
         first call: changing it takes effect at the next ``fit``.
 
-{_SHARED_PARAMS}
+    eigenvalue_floor : float, default=1e-16
+        Incremental update: before capping, the normalised eigenvalues are
+        floored at this value and renormalised, so every eigenvalue of ``W``
+        stays ``>= floor``. A tiny implicit fixed share: it bounds how far a
+        direction's log-weight can fall, hence how long the learner needs to
+        re-learn it after a switch (the user guide measures the effect). ``0``
+        is the exact algorithm; the log-domain state never underflows either
+        way. ``1e-16`` is what storing ``W`` densely does by rounding, as the
+        papers' implementations did. Must be below ``1/n_features``. Live:
+        a new value acts from the next update.
+
+    transform_mode : {"deterministic", "mode", "sample", "average"}, default="deterministic"
+        Which projection :meth:`transform` and ``components_`` use:
+        ``"deterministic"``, the ``k`` eigenvectors of ``W`` with the smallest
+        eigenvalues; ``"mode"``, the complement of the most probable corner of
+        the mixture decomposition (Warmuth & Kuzmin Fig. 5); ``"sample"``, a
+        projection drawn per :meth:`transform` call from ``random_state``;
+        ``"average"``, the deterministic rule on the average of the density
+        matrices of the pass (online-to-batch conversion; keeps an extra
+        ``n × n`` sum and costs ``O(n³)`` more per row). Frozen at the first
+        call (``"average"`` shapes the learned state): changing it takes
+        effect at the next ``fit``.
+
+    sampler : {"decomposition", "systematic"}, default="decomposition"
+        How a projection is sampled: a corner of the mixture decomposition
+        (Algorithm 2, ``O(n²)``) or systematic sampling (``O(n)``, the same
+        inclusion probabilities ``(n-k) w_i`` and expected loss). Live: a new
+        value acts from the next update, and on :meth:`transform` and
+        :meth:`sample_projection` from the next ``partial_fit``/``fit``.
+
+    keep_history : bool, default=False
+        Store the per-row expected losses in ``loss_history_`` (memory grows
+        with the stream only when this is on). Frozen at the first call:
+        changing it takes effect at the next ``fit``.
+
+    row_norm : {"scale", "none", "clip", "error"}, default="scale"
+        The guarantees need ``||x|| <= 1`` for the rows the update sees
+        (centred with ``center=True``). ``"scale"`` divides each of them by
+        the largest norm seen so far, itself included, so the largest has
+        norm 1 (the learner no longer depends on the units of the data;
+        measured best in the user guide). ``"none"`` uses them as given and
+        warns once when one exceeds norm 1 (a large row makes the
+        multiplicative update erase the learned subspace);
+        ``"clip"`` rescales raw rows of norm above 1 to norm 1 (the papers'
+        data preparation); ``"error"`` raises on a raw row of norm above 1
+        (uncentred only). Applied before the update and in
+        :meth:`expected_loss`; :meth:`transform` uses the raw rows. Live: a
+        new value acts from the next update, and on :meth:`expected_loss`
+        from the next ``partial_fit``/``fit``.
+
+    solver : {"auto", "dense", "bulk", "secular"}, default="auto"
+        How ``W`` is stored and updated; all four are exact and agree to
+        rounding, only the eigenvectors chosen inside tied eigenspaces
+        differ. ``"dense"``: ``n`` eigenvectors, one ``n × n``
+        eigendecomposition and basis rotation per row, ``O(n³)``.
+        ``"bulk"`` (beyond the papers): the directions orthogonal to every row
+        seen so far form one eigenspace of ``W``, so ``W`` is held as an
+        orthonormal basis of the ``m``-dimensional data span, an ``m × m``
+        rotation and one "bulk" eigenvalue of multiplicity ``n - m``; a row
+        costs ``O(nm + m³)`` and memory is ``O(nm)``. ``"secular"``: the bulk
+        representation with the rank-one eigen-update solved through the
+        secular equation (LAPACK ``dlasd4`` roots, Gu-Eisenstat
+        eigenvectors; ``O(m²)`` plus one ``n × m × m`` product instead of an
+        ``m × m`` ``eigh``). ``"auto"``: the bulk representation, with the
+        secular update once the span is large enough for it to be faster,
+        unless ``mixing="past"`` or ``transform_mode="average"``, which need
+        dense matrices (then ``"dense"``). Every solver re-orthonormalises
+        its eigenbasis (QR) periodically against the slow drift of products
+        of rotations. Frozen at the first call: changing it takes effect at
+        the next ``fit``.
+
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seed of the random generator used only to sample projections; the
+        learned density matrix does not depend on it. Live: recorded by every
+        ``partial_fit``/``fit`` (a generator as a copy), and the projections
+        of ``transform_mode="sample"`` are drawn from the recorded value.
+
     verbose : int, default=0
         Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
         per second, mean loss so far), ``2`` one per 1000 rows. Live.
@@ -794,7 +745,49 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
     fixed_share_ : float
         The fixed-share rate in use (resolved from ``"auto"``).
 
-{_SHARED_ATTRS}
+    n_components_ : int
+        ``k``.
+
+    n_samples_seen_ : int
+        Rows processed so far.
+
+    learning_rate_ : float
+        The learning rate in use (resolved from ``"auto"``).
+
+    cumulative_loss_ : float
+        Sum over the rows seen of the expected compression loss
+        ``(n-k) x̃ᵀWx̃``, each computed before that row's update.
+
+    loss_history_ : ndarray of shape (n_samples_seen_,)
+        The per-row expected losses; only with ``keep_history=True``.
+
+    max_row_norm_seen_ : float
+        Largest raw row norm seen (before ``row_norm``).
+
+    components_ : ndarray of shape (n_components, n_features)
+        Kept directions: the eigenvectors of ``W`` with the ``k`` smallest
+        eigenvalues, in ascending order, sign-fixed (largest entry positive).
+
+    density_eigenvalues_ : ndarray of shape (n_features,)
+        Eigenvalues of ``W``, ascending (``density_log_eigenvalues_`` holds
+        their exact logarithms).
+
+    density_eigenvectors_ : ndarray of shape (n_features, n_features)
+        The matching eigenvectors, as columns.
+
+    density_matrix_ : ndarray of shape (n_features, n_features)
+        ``W`` formed on demand; ``expected_projection_`` is ``I - (n-k)W``.
+
+    average_density_ : ndarray of shape (n_features, n_features)
+        The average of the density matrices used on the rows seen; only with
+        ``transform_mode="average"``.
+
+    n_features_in_ : int
+        Number of features seen during the first fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
     See Also
     --------
     RandomizedOnlinePCA : Warmuth & Kuzmin's static, centred and mixing variants.
@@ -868,7 +861,7 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
     def _uses_auto(self):
         return self.learning_rate == "auto" or self.fixed_share == "auto"
 
-    def _validate_extra(self, X, first_call, from_fit):
+    def _validate_extra(self, X, first_call):
         return {"horizon": self.horizon}
 
     def _retunes(self, horizon):
@@ -904,7 +897,7 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
 
 
 class RandomizedOnlinePCA(_BaseOnlinePCA):
-    __doc__ = f"""Randomized online PCA (Warmuth & Kuzmin, Alg. 5 and 6, §8 mixing).
+    """Randomized online PCA (Warmuth & Kuzmin, Alg. 5 and 6, §8 mixing).
 
     A capped density matrix ``W`` over the directions to discard;
     a rank-``k`` projection drawn from it (Alg. 2) has expected compression
@@ -957,7 +950,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         setting. Live: read again at every call (``set_params`` between
         calls applies from the next row).
 
-    update : {{"incremental", "cumulative"}}, default="incremental"
+    update : {"incremental", "cumulative"}, default="incremental"
         Alg. 5 or Alg. 6 (see above). They coincide while no eigenvalue is
         capped. The cumulative update has no eigenvalue floor. Frozen at the
         first call: changing it takes effect at the next ``fit``.
@@ -978,7 +971,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         ``m^0``; ``None`` means zeros. Used with ``center=True``. Frozen at
         the first call: changing it takes effect at the next ``fit``.
 
-    mixing : {{None, "uniform", "past"}}, default=None
+    mixing : {None, "uniform", "past"}, default=None
         Mixing step for shifting data (incremental update only). Frozen at
         the first call: changing it takes effect at the next ``fit``.
 
@@ -994,7 +987,86 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         ``random_state`` when it is on: changing them takes effect at the
         next ``fit``.
 
-{_SHARED_PARAMS}
+    eigenvalue_floor : float, default=1e-16
+        Incremental update: before capping, the normalised eigenvalues are
+        floored at this value and renormalised, so every eigenvalue of ``W``
+        stays ``>= floor``. A tiny implicit fixed share: it bounds how far a
+        direction's log-weight can fall, hence how long the learner needs to
+        re-learn it after a switch (the user guide measures the effect). ``0``
+        is the exact algorithm; the log-domain state never underflows either
+        way. ``1e-16`` is what storing ``W`` densely does by rounding, as the
+        papers' implementations did. Must be below ``1/n_features``. Live:
+        a new value acts from the next update.
+
+    transform_mode : {"deterministic", "mode", "sample", "average"}, default="deterministic"
+        Which projection :meth:`transform` and ``components_`` use:
+        ``"deterministic"``, the ``k`` eigenvectors of ``W`` with the smallest
+        eigenvalues; ``"mode"``, the complement of the most probable corner of
+        the mixture decomposition (Warmuth & Kuzmin Fig. 5); ``"sample"``, a
+        projection drawn per :meth:`transform` call from ``random_state``;
+        ``"average"``, the deterministic rule on the average of the density
+        matrices of the pass (online-to-batch conversion; keeps an extra
+        ``n × n`` sum and costs ``O(n³)`` more per row). Frozen at the first
+        call (``"average"`` shapes the learned state): changing it takes
+        effect at the next ``fit``.
+
+    sampler : {"decomposition", "systematic"}, default="decomposition"
+        How a projection is sampled: a corner of the mixture decomposition
+        (Algorithm 2, ``O(n²)``) or systematic sampling (``O(n)``, the same
+        inclusion probabilities ``(n-k) w_i`` and expected loss). Live: a new
+        value acts from the next update, and on :meth:`transform` and
+        :meth:`sample_projection` from the next ``partial_fit``/``fit``.
+
+    keep_history : bool, default=False
+        Store the per-row expected losses in ``loss_history_`` (memory grows
+        with the stream only when this is on). Frozen at the first call:
+        changing it takes effect at the next ``fit``.
+
+    row_norm : {"scale", "none", "clip", "error"}, default="scale"
+        The guarantees need ``||x|| <= 1`` for the rows the update sees
+        (centred with ``center=True``). ``"scale"`` divides each of them by
+        the largest norm seen so far, itself included, so the largest has
+        norm 1 (the learner no longer depends on the units of the data;
+        measured best in the user guide). ``"none"`` uses them as given and
+        warns once when one exceeds norm 1 (a large row makes the
+        multiplicative update erase the learned subspace);
+        ``"clip"`` rescales raw rows of norm above 1 to norm 1 (the papers'
+        data preparation); ``"error"`` raises on a raw row of norm above 1
+        (uncentred only). Applied before the update and in
+        :meth:`expected_loss`; :meth:`transform` uses the raw rows. Live: a
+        new value acts from the next update, and on :meth:`expected_loss`
+        from the next ``partial_fit``/``fit``.
+
+    solver : {"auto", "dense", "bulk", "secular"}, default="auto"
+        How ``W`` is stored and updated; all four are exact and agree to
+        rounding, only the eigenvectors chosen inside tied eigenspaces
+        differ. ``"dense"``: ``n`` eigenvectors, one ``n × n``
+        eigendecomposition and basis rotation per row, ``O(n³)``.
+        ``"bulk"`` (beyond the papers): the directions orthogonal to every row
+        seen so far form one eigenspace of ``W``, so ``W`` is held as an
+        orthonormal basis of the ``m``-dimensional data span, an ``m × m``
+        rotation and one "bulk" eigenvalue of multiplicity ``n - m``; a row
+        costs ``O(nm + m³)`` and memory is ``O(nm)``. ``"secular"``: the bulk
+        representation with the rank-one eigen-update solved through the
+        secular equation (LAPACK ``dlasd4`` roots, Gu-Eisenstat
+        eigenvectors; ``O(m²)`` plus one ``n × m × m`` product instead of an
+        ``m × m`` ``eigh``). ``"auto"``: the bulk representation, with the
+        secular update once the span is large enough for it to be faster,
+        unless ``mixing="past"`` or ``transform_mode="average"``, which need
+        dense matrices (then ``"dense"``). Every solver re-orthonormalises
+        its eigenbasis (QR) periodically against the slow drift of products
+        of rotations. Frozen at the first call: changing it takes effect at
+        the next ``fit``.
+
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seed of the random generator that samples projections; the learned
+        density matrix does not depend on it. With
+        ``record_realized_loss=True`` it also draws the realized losses and is
+        frozen at the first call (changing it takes effect at the next
+        ``fit``). Otherwise live: recorded by every ``partial_fit``/``fit`` (a
+        generator as a copy), and the projections of
+        ``transform_mode="sample"`` are drawn from the recorded value.
+
     verbose : int, default=0
         Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
         per second, mean loss so far), ``2`` one per 1000 rows. Live.
@@ -1012,7 +1084,49 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         With ``record_realized_loss=True`` and ``keep_history=True``: the
         per-row losses of the sampled projections.
 
-{_SHARED_ATTRS}
+    n_components_ : int
+        ``k``.
+
+    n_samples_seen_ : int
+        Rows processed so far.
+
+    learning_rate_ : float
+        The learning rate in use (resolved from ``"auto"``).
+
+    cumulative_loss_ : float
+        Sum over the rows seen of the expected compression loss
+        ``(n-k) x̃ᵀWx̃``, each computed before that row's update.
+
+    loss_history_ : ndarray of shape (n_samples_seen_,)
+        The per-row expected losses; only with ``keep_history=True``.
+
+    max_row_norm_seen_ : float
+        Largest raw row norm seen (before ``row_norm``).
+
+    components_ : ndarray of shape (n_components, n_features)
+        Kept directions: the eigenvectors of ``W`` with the ``k`` smallest
+        eigenvalues, in ascending order, sign-fixed (largest entry positive).
+
+    density_eigenvalues_ : ndarray of shape (n_features,)
+        Eigenvalues of ``W``, ascending (``density_log_eigenvalues_`` holds
+        their exact logarithms).
+
+    density_eigenvectors_ : ndarray of shape (n_features, n_features)
+        The matching eigenvectors, as columns.
+
+    density_matrix_ : ndarray of shape (n_features, n_features)
+        ``W`` formed on demand; ``expected_projection_`` is ``I - (n-k)W``.
+
+    average_density_ : ndarray of shape (n_features, n_features)
+        The average of the density matrices used on the rows seen; only with
+        ``transform_mode="average"``.
+
+    n_features_in_ : int
+        Number of features seen during the first fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
     See Also
     --------
     AdaptiveOnlinePCA : Fixed share before capping, adaptive regret bounds.
@@ -1100,7 +1214,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     def _records_realized(self):
         return bool(self.record_realized_loss)
 
-    def _validate_extra(self, X, first_call, from_fit):
+    def _validate_extra(self, X, first_call):
         if self.mixing is not None and self.update != "incremental":
             raise ValueError(
                 "mixing needs update='incremental': the cumulative update recomputes W from "
