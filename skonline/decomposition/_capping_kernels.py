@@ -76,9 +76,10 @@ def mixture_decomposition(
         raise ValueError(f"the corner size d={d} must be in [1, n - 1 = {n - 1}]")
     if np.any(w < -tol) or abs(w.sum() - 1.0) > 1e-9 or w.max() > (1.0 + 1e-9) / d:
         raise ValueError("w must lie in the capped simplex B_d^n")
-    ps, corners = [], []
-    for p, corner in _corners(w, d, tol):
-        ps.append(p)
+    ps: list[float] = []
+    corners: list[np.ndarray] = []
+    for prob, corner in _corners(w, d, tol):
+        ps.append(prob)
         corners.append(corner)
     p = np.asarray(ps)
     if p.size == 0 or abs(p.sum() - 1.0) > 1e-9:

@@ -33,7 +33,14 @@ class HedgeState(OnlineState):
     log_w: np.ndarray
 
 
-def hedge_pass(state, loss_vectors, *, n_kept, learning_rate, fixed_share):
+def hedge_pass(
+    state: HedgeState,
+    loss_vectors: np.ndarray,
+    *,
+    n_kept: int,
+    learning_rate: float,
+    fixed_share: float,
+) -> tuple[HedgeState, np.ndarray]:
     """One step of Alg. 1 per loss vector; returns ``(new_state, expected_losses)``.
 
     Each step pays ``(n-k) wᵀl`` under the current weights, then updates them

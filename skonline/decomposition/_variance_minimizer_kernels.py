@@ -11,7 +11,9 @@ the rates of Theorems 4-6. :func:`variance_pass` is pure: it returns a new
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +31,9 @@ __all__ = [
 ]
 
 
-def theory_variance_parameters(domain, n_features, horizon, loss_bound=None):
+def theory_variance_parameters(
+    domain: str, n_features: int, horizon: float, loss_bound: float | None = None
+) -> tuple[float, float]:
     """``(eta, fixed_share)`` of Theorems 4-6 for horizon ``T``.
 
     Sphere: ``fixed_share = 1/(T+1)``; without ``loss_bound`` Theorem 5,
@@ -50,7 +54,9 @@ def theory_variance_parameters(domain, n_features, horizon, loss_bound=None):
     return float(c / (1.0 + c)), share
 
 
-def simplex_step(log_y, grad, learning_rate, fixed_share):
+def simplex_step(
+    log_y: np.ndarray, grad: np.ndarray, learning_rate: float, fixed_share: float
+) -> np.ndarray:
     """Eq. (31a-b): ``v ∝ y exp(-eta grad)``, ``y' = a/n + (1-a) v`` (``a``: the fixed share)."""
     return np.asarray(fixed_share_step(log_y - learning_rate * grad, fixed_share))
 
@@ -75,7 +81,16 @@ class VarianceState(OnlineState):
     fixed_share: float = 0.0
 
 
-def variance_rates(domain, n_features, t, *, learning_rate, fixed_share, horizon, loss_bound):
+def variance_rates(
+    domain: str,
+    n_features: int,
+    t: int,
+    *,
+    learning_rate: float | str,
+    fixed_share: float | str,
+    horizon: int | None,
+    loss_bound: float | None,
+) -> tuple[float, float]:
     """The rates of step ``t``: numbers as given, "auto" from Theorems 4-6.
 
     Without a horizon the "auto" values use the doubling trick: ``T = 2^j``
@@ -89,18 +104,18 @@ def variance_rates(domain, n_features, t, *, learning_rate, fixed_share, horizon
 
 
 def variance_pass(
-    state,
+    state: VarianceState,
     *,
-    rows=None,
-    covariances=None,
-    domain,
-    learning_rate,
-    fixed_share,
-    horizon=None,
-    loss_bound=None,
-    eigenvalue_floor=0.0,
-    row_norm="none",
-):
+    rows: Any = None,
+    covariances: np.ndarray | None = None,
+    domain: str,
+    learning_rate: float | str,
+    fixed_share: float | str,
+    horizon: int | None = None,
+    loss_bound: float | None = None,
+    eigenvalue_floor: float = 0.0,
+    row_norm: str = "none",
+) -> tuple[VarianceState, np.ndarray]:
     """One step per row (``C_t = x xᵀ``) or per covariance; returns ``(new_state, losses)``.
 
     Each step pays the expected loss of the current choice (sphere:
@@ -132,18 +147,19 @@ def variance_pass(
     U, log_w = state.U, state.log_w
     n = log_w.shape[0]
     t = state.n_samples_seen
-    rates = dict(
+    rates: dict[str, Any] = dict(
         learning_rate=learning_rate, fixed_share=fixed_share, horizon=horizon, loss_bound=loss_bound
     )
     eta, share = variance_rates(domain, n, t + 1, **rates)
     floor = float(eigenvalue_floor)
 
-    def steps():
+    def steps() -> Iterator[tuple[np.ndarray | None, np.ndarray | None]]:
         if rows is not None:
             for _, block in dense_row_blocks(rows):
                 for x in prepare_rows(block, row_norm):
                     yield x, None
         else:
+            assert covariances is not None  # exactly one of rows and covariances
             for C in covariances:
                 yield None, C
 
@@ -153,6 +169,7 @@ def variance_pass(
         if horizon is None and t & (t - 1) == 0:  # t is a power of two: a new epoch
             eta, share = variance_rates(domain, n, t, **rates)
         if domain == "sphere":
+            assert U is not None  # the sphere's state holds the eigenvectors
             w = np.exp(log_w)
             if x is not None:
                 z = U.T @ x
