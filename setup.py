@@ -28,8 +28,8 @@ EXTENSIONS = [
         ["skonline/linear_model/_scale_invariant_fast.pyx"],
     ),
     Extension("skonline.utils._sketch_fast", ["skonline/utils/_sketch_fast.pyx"]),
-    Extension("skonline.utils._density_fast", ["skonline/utils/_density_fast.pyx"]),
-    Extension("skonline.utils._capping_fast", ["skonline/utils/_capping_fast.pyx"]),
+    Extension("skonline.decomposition._density_fast", ["skonline/decomposition/_density_fast.pyx"]),
+    Extension("skonline.decomposition._capping_fast", ["skonline/decomposition/_capping_fast.pyx"]),
     Extension(
         "skonline.manifold._curve_fast",
         ["skonline/manifold/_curve_fast.pyx"],

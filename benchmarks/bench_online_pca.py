@@ -70,8 +70,8 @@ from skonline.evaluation import (
 MEASURED_MODULES = (
     "skonline.decomposition._online_pca",
     "skonline.decomposition._online_pca_kernels",
-    "skonline.utils._capping",
-    "skonline.utils._density",
+    "skonline.decomposition._capping_kernels",
+    "skonline.decomposition._density_kernels",
 )
 
 

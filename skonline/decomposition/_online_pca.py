@@ -26,11 +26,11 @@ from sklearn.utils import check_array
 from sklearn.utils.extmath import safe_sparse_dot
 
 from ..base import OnlineEstimator, OnlineLossMixin, ParamRecord
-from ..utils._capping import mixture_decomposition, sample_corner
-from ..utils._density import dense_from_eigen, sign_fixed
 from ..utils._random import as_generator
 from ..utils._rows import ROW_NORM_TOL, check_row_norms, dense_row_blocks, prepare_rows
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
+from ._capping_kernels import mixture_decomposition, sample_corner
+from ._density_kernels import dense_from_eigen, sign_fixed
 from ._online_pca_kernels import (
     density_pass,
     eigenvector_columns,
@@ -73,7 +73,7 @@ class RandomizedPCAFrozen(OnlinePCAFrozen):
     """:class:`OnlinePCAFrozen` plus the randomized learner's update and mixing."""
 
     update: str
-    initial_mean: str
+    initial_mean: object
     mixing: str | None
     record_realized_loss: bool
     random_state: object
@@ -82,6 +82,20 @@ class RandomizedPCAFrozen(OnlinePCAFrozen):
         # the generator of the realized losses is part of the state only when it is drawn
         names = super().active()
         return names if self.record_realized_loss else names[:-1]
+
+
+@dataclass(frozen=True)
+class OnlinePCALive(ParamRecord):
+    """The live parameters that online PCA read-outs need, as at the last committed call.
+
+    ``sampler`` and ``random_state`` draw the projection of
+    ``transform_mode="sample"`` (:meth:`~_BaseOnlinePCA.sample_projection`);
+    ``row_norm`` prepares the rows of :meth:`~_BaseOnlinePCA.expected_loss`.
+    """
+
+    sampler: str
+    row_norm: str
+    random_state: object
 
 
 class _BaseOnlinePCA(
@@ -113,7 +127,8 @@ class _BaseOnlinePCA(
         return "incremental"
 
     def _is_centered(self):
-        return bool(self.center)
+        """Whether the fitted state learned a mean (``center`` as recorded)."""
+        return bool(self._fitted_state().frozen.center)
 
     def _mixing_kind(self):
         return None
@@ -122,6 +137,7 @@ class _BaseOnlinePCA(
         return False
 
     _frozen_record: ClassVar[type[ParamRecord]] = OnlinePCAFrozen
+    _live_record: ClassVar[type[ParamRecord]] = OnlinePCALive
 
     def _resolved_n_components(self, n_features):
         """``n_components``, or ``min(10, n_features - 1)`` for ``None``."""
@@ -158,7 +174,7 @@ class _BaseOnlinePCA(
                 "solver='auto' or 'dense'."
             )
 
-    def _validate_batch(self, X, y, first_call, from_fit=False, **fit_params):
+    def _validate_batch(self, X, y, first_call, **fit_params):
         X, y = self._check_training_data(X, y, first_call)
         self._check_params(X.shape[1])
         check_row_norms(X, self.row_norm)
@@ -167,9 +183,9 @@ class _BaseOnlinePCA(
                 "row_norm='error' checks the raw rows, but center=True feeds the centred "
                 "rows; use row_norm='scale' (or 'clip') with centring."
             )
-        return X, y, self._validate_extra(X, first_call, from_fit)
+        return X, y, self._validate_extra(X, first_call)
 
-    def _validate_extra(self, X, first_call, from_fit):
+    def _validate_extra(self, X, first_call):
         """Subclass checks that need the batch; returns the keyword arguments of the pass."""
         return {}
 
@@ -293,7 +309,7 @@ class _BaseOnlinePCA(
         self : object
             The fitted estimator.
         """
-        return self._online_fit(X, from_fit=True)
+        return self._online_fit(X)
 
     # ----------------------------------------------------- fitted quantities
     @property
@@ -388,9 +404,10 @@ class _BaseOnlinePCA(
         """
         state = self._fitted_state()
         k = self.n_components_
-        if self.transform_mode == "mode":
+        mode = state.frozen.transform_mode
+        if mode == "mode":
             cols = self._columns(self._mode_kept())
-        elif self.transform_mode == "average" and state.avg_sum is not None:
+        elif mode == "average" and state.avg_sum is not None:
             _, V = np.linalg.eigh(self.average_density_)
             cols = V[:, :k]
         else:
@@ -411,20 +428,22 @@ class _BaseOnlinePCA(
         Parameters
         ----------
         random_state : int, Generator, RandomState or None, default=None
-            Source of the uniform draw; ``None`` uses the estimator's
-            ``random_state``.
+            Source of the uniform draw; ``None`` uses ``random_state`` as
+            recorded by the last ``partial_fit``/``fit`` (a generator or
+            ``RandomState`` is recorded as a copy, whose draws advance from
+            call to call).
 
         Returns
         -------
         components : ndarray of shape (n_components, n_features)
             Orthonormal rows; the projection is ``components.T @ components``.
         """
-        self._check_fitted()
-        rng = as_generator(self.random_state if random_state is None else random_state)
+        live = self._fitted_state().live
+        rng = as_generator(live.random_state if random_state is None else random_state)
         log_w = self._full_log_w()
         n = log_w.shape[0]
         w = np.exp(log_w)
-        S = sample_corner(w / w.sum(), n - self.n_components_, rng, sampler=self.sampler)
+        S = sample_corner(w / w.sum(), n - self.n_components_, rng, sampler=live.sampler)
         kept = np.setdiff1d(np.arange(n), S)
         kept = kept[np.argsort(log_w[kept], kind="stable")]
         return sign_fixed(self._columns(kept)).T
@@ -453,12 +472,13 @@ class _BaseOnlinePCA(
         """
         X = self._validate_predict(X)
         state = self._fitted_state()
+        row_norm = state.live.row_norm
         out = np.empty(X.shape[0])
         d = self.n_features_in_ - self.n_components_
         for start, block in dense_row_blocks(X):
-            check_row_norms(block, self.row_norm)
-            Y = self._center(prepare_rows(block, self.row_norm))
-            if self.row_norm == "scale":  # the scale partial_fit would use for the row
+            check_row_norms(block, row_norm)
+            Y = self._center(prepare_rows(block, row_norm))
+            if row_norm == "scale":  # the scale partial_fit would use for the row
                 norms = np.sqrt(np.einsum("ij,ij->i", Y, Y))
                 scale = np.maximum(norms, state.max_fed_norm)
                 Y = Y / np.where(scale > 0, scale, 1.0)[:, None]
@@ -483,7 +503,8 @@ class _BaseOnlinePCA(
             Their coordinates, float64.
         """
         X = self._validate_predict(X)
-        C = self.sample_projection() if self.transform_mode == "sample" else self.components_
+        sample = self._fitted_state().frozen.transform_mode == "sample"
+        C = self.sample_projection() if sample else self.components_
         out = np.asarray(safe_sparse_dot(X, C.T, dense_output=True), dtype=np.float64)
         if self._is_centered():
             out -= self._fitted_state().mean @ C.T
@@ -564,7 +585,80 @@ class _BaseOnlinePCA(
         return tags
 
 
-_SHARED_PARAMS = """\
+class AdaptiveOnlinePCA(_BaseOnlinePCA):
+    """Online adaptive PCA: fixed-share matrix Hedge (Yuan & Lamperski, Alg. 4).
+
+    A density matrix ``W`` over the directions to discard is updated once per
+    row ``x`` by the matrix exponentiated-gradient step, mixed with the
+    uniform density, then capped at ``1/(n-k)`` (eq. 14a-c)::
+
+        V = exp(log W - eta x xᵀ) / Tr(.)
+        W <- cap_(n-k)((a/n) I + (1 - a) V)          (a = fixed_share)
+
+    A rank-``k`` projection drawn from ``W`` (Alg. 2) has expected
+    compression loss ``(n-k) xᵀWx``. For ``||x_t|| <= 1`` and any interval
+    ``[r, s]`` (the proof's sharp form, any ``eta > 0``, ``0 < a < 1``)::
+
+        (1 - e^-eta) A_rs - eta B_rs <= (n-k) [ln(n/a) + (s-r+1) ln(1/(1-a))]
+
+    with ``A_rs`` the expected loss of the learner and ``B_rs`` the loss of
+    the best rank-``k`` subspace on ``[r, s]``; tuned (Theorem 3) the
+    adaptive regret is at most ``sqrt(2LD) + D``,
+    ``D = (n-k) ln(n(1+(n-k)T)) + 1``. With ``fixed_share=0`` this is Warmuth &
+    Kuzmin's static online PCA (:class:`RandomizedOnlinePCA`).
+
+    As printed, one row costs one ``n × n`` symmetric eigendecomposition plus
+    a basis rotation, ``O(n³)``, and ``O(n²)`` memory (``solver="dense"``).
+    The default solver is exact too and costs ``O(nm + m³)`` time and
+    ``O(nm)`` memory while the rows span ``m < n`` directions, with an
+    ``O(m²)`` secular-equation eigen-update (see ``solver``). Corrected errata: the capping
+    normaliser (Alg. 3) and the Hedge normaliser (eq. 4a); the theorem's
+    ``T ln(1/(1-a))`` is sharpened to ``(s-r+1) ln(1/(1-a))``.
+
+    Read more in the :ref:`User Guide <online_pca>`.
+
+    Parameters
+    ----------
+    n_components : int, default=None
+        ``k``, the dimension kept; ``1 <= k < n_features``. ``None`` keeps
+        ``min(10, n_features - 1)`` directions. Frozen at the first call:
+        changing it takes effect at the next ``fit``.
+
+    learning_rate : float or "auto", default="auto"
+        ``eta > 0``. ``"auto"``: Theorem 3's ``ln(1 + sqrt(2D/L))`` with
+        ``D = (n-k) ln(n(1+(n-k)T)) + 1``, ``T = horizon`` and
+        ``L = loss_bound``; when one of them is ``None`` it is re-tuned at
+        rows 1, 2, 4, 8, … (the doubling trick): ``T`` twice the rows seen,
+        ``L`` the learner's own expected loss so far extrapolated to ``T``
+        rows (at least 1). Measured on real and drifting streams it beats
+        fixed rates (user guide). Live: a new value acts from the next
+        update.
+
+    fixed_share : float or "auto", default="auto"
+        Fixed-share rate ``a`` in ``[0, 1)``; ``0`` is the static algorithm.
+        ``"auto"``: ``1/(T(n-k)+1)`` (Theorem 3), with ``T`` as above. Live:
+        a new value acts from the next update.
+
+    horizon : int, default=None
+        ``T`` for the ``"auto"`` settings; ``None``: the doubling trick (so
+        ``fit`` equals ``partial_fit`` over any split). With ``horizon`` and
+        ``loss_bound`` both given, the ``"auto"`` values are resolved once, at
+        the first call (Theorem 3 exactly). Live: a number set with
+        ``set_params`` between calls applies from the next call.
+
+    loss_bound : float, default=None
+        ``L`` for ``learning_rate="auto"``: an upper bound on the best
+        subspace's loss on any interval; ``None``: the learner's own loss
+        rate, re-estimated at rows 1, 2, 4, …. Live: a new value acts from
+        the next update.
+
+    center : bool, default=True
+        Centre each row by the mean of the rows before it (``mean_``), as
+        IncrementalPCA centres; the learner then runs on the centred rows and
+        the bound above holds for them (against the best subspace through
+        the running means). ``transform`` subtracts ``mean_``. Frozen at the
+        first call: changing it takes effect at the next ``fit``.
+
     eigenvalue_floor : float, default=1e-16
         Incremental update: before capping, the normalised eigenvalues are
         floored at this value and renormalised, so every eigenvalue of ``W``
@@ -573,10 +667,10 @@ _SHARED_PARAMS = """\
         re-learn it after a switch (the user guide measures the effect). ``0``
         is the exact algorithm; the log-domain state never underflows either
         way. ``1e-16`` is what storing ``W`` densely does by rounding, as the
-        papers' implementations did. Must be below ``1/n_features``.
+        papers' implementations did. Must be below ``1/n_features``. Live:
+        a new value acts from the next update.
 
-    transform_mode : {"deterministic", "mode", "sample", "average"}, \
-default="deterministic"
+    transform_mode : {"deterministic", "mode", "sample", "average"}, default="deterministic"
         Which projection :meth:`transform` and ``components_`` use:
         ``"deterministic"``, the ``k`` eigenvectors of ``W`` with the smallest
         eigenvalues; ``"mode"``, the complement of the most probable corner of
@@ -584,17 +678,21 @@ default="deterministic"
         projection drawn per :meth:`transform` call from ``random_state``;
         ``"average"``, the deterministic rule on the average of the density
         matrices of the pass (online-to-batch conversion; keeps an extra
-        ``n × n`` sum and costs ``O(n³)`` more per row). Fixed at the first
-        call (``"average"`` shapes the learned state).
+        ``n × n`` sum and costs ``O(n³)`` more per row). Frozen at the first
+        call (``"average"`` shapes the learned state): changing it takes
+        effect at the next ``fit``.
 
     sampler : {"decomposition", "systematic"}, default="decomposition"
         How a projection is sampled: a corner of the mixture decomposition
         (Algorithm 2, ``O(n²)``) or systematic sampling (``O(n)``, the same
-        inclusion probabilities ``(n-k) w_i`` and expected loss).
+        inclusion probabilities ``(n-k) w_i`` and expected loss). Live: a new
+        value acts from the next update, and on :meth:`transform` and
+        :meth:`sample_projection` from the next ``partial_fit``/``fit``.
 
     keep_history : bool, default=False
         Store the per-row expected losses in ``loss_history_`` (memory grows
-        with the stream only when this is on). Fixed at the first call.
+        with the stream only when this is on). Frozen at the first call:
+        changing it takes effect at the next ``fit``.
 
     row_norm : {"scale", "none", "clip", "error"}, default="scale"
         The guarantees need ``||x|| <= 1`` for the rows the update sees
@@ -607,7 +705,9 @@ default="deterministic"
         ``"clip"`` rescales raw rows of norm above 1 to norm 1 (the papers'
         data preparation); ``"error"`` raises on a raw row of norm above 1
         (uncentred only). Applied before the update and in
-        :meth:`expected_loss`; :meth:`transform` uses the raw rows.
+        :meth:`expected_loss`; :meth:`transform` uses the raw rows. Live: a
+        new value acts from the next update, and on :meth:`expected_loss`
+        from the next ``partial_fit``/``fit``.
 
     solver : {"auto", "dense", "bulk", "secular"}, default="auto"
         How ``W`` is stored and updated; all four are exact and agree to
@@ -627,14 +727,24 @@ default="deterministic"
         unless ``mixing="past"`` or ``transform_mode="average"``, which need
         dense matrices (then ``"dense"``). Every solver re-orthonormalises
         its eigenbasis (QR) periodically against the slow drift of products
-        of rotations. Fixed at the first call.
+        of rotations. Frozen at the first call: changing it takes effect at
+        the next ``fit``.
 
     random_state : int, RandomState instance, Generator or None, default=None
         Seed of the random generator used only to sample projections; the
-        learned density matrix does not depend on it.
-"""
+        learned density matrix does not depend on it. Live: recorded by every
+        ``partial_fit``/``fit`` (a generator as a copy), and the projections
+        of ``transform_mode="sample"`` are drawn from the recorded value.
 
-_SHARED_ATTRS = """\
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second, mean loss so far), ``2`` one per 1000 rows. Live.
+
+    Attributes
+    ----------
+    fixed_share_ : float
+        The fixed-share rate in use (resolved from ``"auto"``).
+
     n_components_ : int
         ``k``.
 
@@ -677,90 +787,7 @@ _SHARED_ATTRS = """\
 
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during fit, when ``X`` has string column names.
-"""
 
-
-class AdaptiveOnlinePCA(_BaseOnlinePCA):
-    __doc__ = f"""Online adaptive PCA: fixed-share matrix Hedge (Yuan & Lamperski, Alg. 4).
-
-    A density matrix ``W`` over the directions to discard is updated once per
-    row ``x`` by the matrix exponentiated-gradient step, mixed with the
-    uniform density, then capped at ``1/(n-k)`` (eq. 14a-c)::
-
-        V = exp(log W - eta x xᵀ) / Tr(.)
-        W <- cap_(n-k)((a/n) I + (1 - a) V)          (a = fixed_share)
-
-    A rank-``k`` projection drawn from ``W`` (Alg. 2) has expected
-    compression loss ``(n-k) xᵀWx``. For ``||x_t|| <= 1`` and any interval
-    ``[r, s]`` (the proof's sharp form, any ``eta > 0``, ``0 < a < 1``)::
-
-        (1 - e^-eta) A_rs - eta B_rs <= (n-k) [ln(n/a) + (s-r+1) ln(1/(1-a))]
-
-    with ``A_rs`` the expected loss of the learner and ``B_rs`` the loss of
-    the best rank-``k`` subspace on ``[r, s]``; tuned (Theorem 3) the
-    adaptive regret is at most ``sqrt(2LD) + D``,
-    ``D = (n-k) ln(n(1+(n-k)T)) + 1``. With ``fixed_share=0`` this is Warmuth &
-    Kuzmin's static online PCA (:class:`RandomizedOnlinePCA`).
-
-    As printed, one row costs one ``n × n`` symmetric eigendecomposition plus
-    a basis rotation, ``O(n³)``, and ``O(n²)`` memory (``solver="dense"``).
-    The default solver is exact too and costs ``O(nm + m³)`` time and
-    ``O(nm)`` memory while the rows span ``m < n`` directions, with an
-    ``O(m²)`` secular-equation eigen-update (see ``solver``). Corrected errata: the capping
-    normaliser (Alg. 3) and the Hedge normaliser (eq. 4a); the theorem's
-    ``T ln(1/(1-a))`` is sharpened to ``(s-r+1) ln(1/(1-a))``.
-
-    Read more in the :ref:`User Guide <online_pca>`.
-
-    Parameters
-    ----------
-    n_components : int, default=None
-        ``k``, the dimension kept; ``1 <= k < n_features``. ``None`` keeps
-        ``min(10, n_features - 1)`` directions. Fixed at the first call.
-
-    learning_rate : float or "auto", default="auto"
-        ``eta > 0``. ``"auto"``: Theorem 3's ``ln(1 + sqrt(2D/L))`` with
-        ``D = (n-k) ln(n(1+(n-k)T)) + 1``, ``T = horizon`` and
-        ``L = loss_bound``; when one of them is ``None`` it is re-tuned at
-        rows 1, 2, 4, 8, … (the doubling trick): ``T`` twice the rows seen,
-        ``L`` the learner's own expected loss so far extrapolated to ``T``
-        rows (at least 1). Measured on real and drifting streams it beats
-        fixed rates (user guide).
-
-    fixed_share : float or "auto", default="auto"
-        Fixed-share rate ``a`` in ``[0, 1)``; ``0`` is the static algorithm.
-        ``"auto"``: ``1/(T(n-k)+1)`` (Theorem 3), with ``T`` as above.
-
-    horizon : int, default=None
-        ``T`` for the ``"auto"`` settings; ``None``: the doubling trick (so
-        ``fit`` equals ``partial_fit`` over any split). With ``horizon`` and
-        ``loss_bound`` both given, the ``"auto"`` values are resolved once, at
-        the first call (Theorem 3 exactly); a number set with ``set_params``
-        between calls applies from the next call.
-
-    loss_bound : float, default=None
-        ``L`` for ``learning_rate="auto"``: an upper bound on the best
-        subspace's loss on any interval; ``None``: the learner's own loss
-        rate, re-estimated at rows 1, 2, 4, ….
-
-    center : bool, default=True
-        Centre each row by the mean of the rows before it (``mean_``), as
-        IncrementalPCA centres; the learner then runs on the centred rows and
-        the bound above holds for them (against the best subspace through
-        the running means). ``transform`` subtracts ``mean_``. Fixed at the
-        first call.
-
-{_SHARED_PARAMS}
-    verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second, mean loss so far), ``2`` one per 1000 rows.
-
-    Attributes
-    ----------
-    fixed_share_ : float
-        The fixed-share rate in use (resolved from ``"auto"``).
-
-{_SHARED_ATTRS}
     See Also
     --------
     RandomizedOnlinePCA : Warmuth & Kuzmin's static, centred and mixing variants.
@@ -834,7 +861,7 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
     def _uses_auto(self):
         return self.learning_rate == "auto" or self.fixed_share == "auto"
 
-    def _validate_extra(self, X, first_call, from_fit):
+    def _validate_extra(self, X, first_call):
         return {"horizon": self.horizon}
 
     def _retunes(self, horizon):
@@ -870,7 +897,7 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
 
 
 class RandomizedOnlinePCA(_BaseOnlinePCA):
-    __doc__ = f"""Randomized online PCA (Warmuth & Kuzmin, Alg. 5 and 6, §8 mixing).
+    """Randomized online PCA (Warmuth & Kuzmin, Alg. 5 and 6, §8 mixing).
 
     A capped density matrix ``W`` over the directions to discard;
     a rank-``k`` projection drawn from it (Alg. 2) has expected compression
@@ -911,7 +938,8 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     ----------
     n_components : int, default=None
         ``k``, the dimension kept; ``1 <= k < n_features``. ``None`` keeps
-        ``min(10, n_features - 1)`` directions. Fixed at the first call.
+        ``min(10, n_features - 1)`` directions. Frozen at the first call:
+        changing it takes effect at the next ``fit``.
 
     learning_rate : float, default=1.0
         ``eta > 0``. The tuned value of Warmuth & Kuzmin's eq. (3),
@@ -919,47 +947,129 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         and ``D = k ln(n/k)`` (``(n-k) ln(n/(n-k))`` when ``k > n/2``),
         minimises the static regret bound; measured, it is worse than
         ``1.0`` on drifting streams (user guide), so it is not offered as a
-        setting. Read again at every call (``set_params`` between calls
-        applies from the next row).
+        setting. Live: read again at every call (``set_params`` between
+        calls applies from the next row).
 
-    update : {{"incremental", "cumulative"}}, default="incremental"
+    update : {"incremental", "cumulative"}, default="incremental"
         Alg. 5 or Alg. 6 (see above). They coincide while no eigenvalue is
-        capped. The cumulative update has no eigenvalue floor. Fixed at the
-        first call.
+        capped. The cumulative update has no eigenvalue floor. Frozen at the
+        first call: changing it takes effect at the next ``fit``.
 
     center : bool, default=True
         Learn the mean and centre each row by the mean of the rows before it
         (Alg. 6 with the cumulative update; with the incremental one, the
         centred rows are fed to Alg. 5 and its bound holds for them), as
-        IncrementalPCA centres; ``transform`` subtracts ``mean_``. Fixed at
-        the first call.
+        IncrementalPCA centres; ``transform`` subtracts ``mean_``. Frozen at
+        the first call: changing it takes effect at the next ``fit``.
 
     mean_prior : float, default=0.0
         ``~eta^-1 >= 0``: pseudo-count of ``initial_mean`` in the running
-        mean (``inf`` clamps the mean at ``initial_mean``).
+        mean (``inf`` clamps the mean at ``initial_mean``). Live: a new value
+        acts from the next update.
 
     initial_mean : array-like of shape (n_features,), default=None
-        ``m^0``; ``None`` means zeros. Used with ``center=True``; fixed at the
-        first call.
+        ``m^0``; ``None`` means zeros. Used with ``center=True``. Frozen at
+        the first call: changing it takes effect at the next ``fit``.
 
-    mixing : {{None, "uniform", "past"}}, default=None
-        Mixing step for shifting data (incremental update only). Fixed at the
-        first call.
+    mixing : {None, "uniform", "past"}, default=None
+        Mixing step for shifting data (incremental update only). Frozen at
+        the first call: changing it takes effect at the next ``fit``.
 
     mixing_rate : float, default=0.0
-        The mixing rate ``a`` in ``[0, 1)``.
+        The mixing rate ``a`` in ``[0, 1)``. Live: a new value acts from the
+        next update.
 
     record_realized_loss : bool, default=False
         Also sample a projection at every row (one uniform from
         ``random_state``) and accumulate its loss in
         ``cumulative_realized_loss_`` (and ``realized_loss_history_`` with
-        ``keep_history``). Fixed at the first call, and so is
-        ``random_state`` when it is on.
+        ``keep_history``). Frozen at the first call, and so is
+        ``random_state`` when it is on: changing them takes effect at the
+        next ``fit``.
 
-{_SHARED_PARAMS}
+    eigenvalue_floor : float, default=1e-16
+        Incremental update: before capping, the normalised eigenvalues are
+        floored at this value and renormalised, so every eigenvalue of ``W``
+        stays ``>= floor``. A tiny implicit fixed share: it bounds how far a
+        direction's log-weight can fall, hence how long the learner needs to
+        re-learn it after a switch (the user guide measures the effect). ``0``
+        is the exact algorithm; the log-domain state never underflows either
+        way. ``1e-16`` is what storing ``W`` densely does by rounding, as the
+        papers' implementations did. Must be below ``1/n_features``. Live:
+        a new value acts from the next update.
+
+    transform_mode : {"deterministic", "mode", "sample", "average"}, default="deterministic"
+        Which projection :meth:`transform` and ``components_`` use:
+        ``"deterministic"``, the ``k`` eigenvectors of ``W`` with the smallest
+        eigenvalues; ``"mode"``, the complement of the most probable corner of
+        the mixture decomposition (Warmuth & Kuzmin Fig. 5); ``"sample"``, a
+        projection drawn per :meth:`transform` call from ``random_state``;
+        ``"average"``, the deterministic rule on the average of the density
+        matrices of the pass (online-to-batch conversion; keeps an extra
+        ``n × n`` sum and costs ``O(n³)`` more per row). Frozen at the first
+        call (``"average"`` shapes the learned state): changing it takes
+        effect at the next ``fit``.
+
+    sampler : {"decomposition", "systematic"}, default="decomposition"
+        How a projection is sampled: a corner of the mixture decomposition
+        (Algorithm 2, ``O(n²)``) or systematic sampling (``O(n)``, the same
+        inclusion probabilities ``(n-k) w_i`` and expected loss). Live: a new
+        value acts from the next update, and on :meth:`transform` and
+        :meth:`sample_projection` from the next ``partial_fit``/``fit``.
+
+    keep_history : bool, default=False
+        Store the per-row expected losses in ``loss_history_`` (memory grows
+        with the stream only when this is on). Frozen at the first call:
+        changing it takes effect at the next ``fit``.
+
+    row_norm : {"scale", "none", "clip", "error"}, default="scale"
+        The guarantees need ``||x|| <= 1`` for the rows the update sees
+        (centred with ``center=True``). ``"scale"`` divides each of them by
+        the largest norm seen so far, itself included, so the largest has
+        norm 1 (the learner no longer depends on the units of the data;
+        measured best in the user guide). ``"none"`` uses them as given and
+        warns once when one exceeds norm 1 (a large row makes the
+        multiplicative update erase the learned subspace);
+        ``"clip"`` rescales raw rows of norm above 1 to norm 1 (the papers'
+        data preparation); ``"error"`` raises on a raw row of norm above 1
+        (uncentred only). Applied before the update and in
+        :meth:`expected_loss`; :meth:`transform` uses the raw rows. Live: a
+        new value acts from the next update, and on :meth:`expected_loss`
+        from the next ``partial_fit``/``fit``.
+
+    solver : {"auto", "dense", "bulk", "secular"}, default="auto"
+        How ``W`` is stored and updated; all four are exact and agree to
+        rounding, only the eigenvectors chosen inside tied eigenspaces
+        differ. ``"dense"``: ``n`` eigenvectors, one ``n × n``
+        eigendecomposition and basis rotation per row, ``O(n³)``.
+        ``"bulk"`` (beyond the papers): the directions orthogonal to every row
+        seen so far form one eigenspace of ``W``, so ``W`` is held as an
+        orthonormal basis of the ``m``-dimensional data span, an ``m × m``
+        rotation and one "bulk" eigenvalue of multiplicity ``n - m``; a row
+        costs ``O(nm + m³)`` and memory is ``O(nm)``. ``"secular"``: the bulk
+        representation with the rank-one eigen-update solved through the
+        secular equation (LAPACK ``dlasd4`` roots, Gu-Eisenstat
+        eigenvectors; ``O(m²)`` plus one ``n × m × m`` product instead of an
+        ``m × m`` ``eigh``). ``"auto"``: the bulk representation, with the
+        secular update once the span is large enough for it to be faster,
+        unless ``mixing="past"`` or ``transform_mode="average"``, which need
+        dense matrices (then ``"dense"``). Every solver re-orthonormalises
+        its eigenbasis (QR) periodically against the slow drift of products
+        of rotations. Frozen at the first call: changing it takes effect at
+        the next ``fit``.
+
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seed of the random generator that samples projections; the learned
+        density matrix does not depend on it. With
+        ``record_realized_loss=True`` it also draws the realized losses and is
+        frozen at the first call (changing it takes effect at the next
+        ``fit``). Otherwise live: recorded by every ``partial_fit``/``fit`` (a
+        generator as a copy), and the projections of
+        ``transform_mode="sample"`` are drawn from the recorded value.
+
     verbose : int, default=0
         Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second, mean loss so far), ``2`` one per 1000 rows.
+        per second, mean loss so far), ``2`` one per 1000 rows. Live.
 
     Attributes
     ----------
@@ -974,7 +1084,49 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         With ``record_realized_loss=True`` and ``keep_history=True``: the
         per-row losses of the sampled projections.
 
-{_SHARED_ATTRS}
+    n_components_ : int
+        ``k``.
+
+    n_samples_seen_ : int
+        Rows processed so far.
+
+    learning_rate_ : float
+        The learning rate in use (resolved from ``"auto"``).
+
+    cumulative_loss_ : float
+        Sum over the rows seen of the expected compression loss
+        ``(n-k) x̃ᵀWx̃``, each computed before that row's update.
+
+    loss_history_ : ndarray of shape (n_samples_seen_,)
+        The per-row expected losses; only with ``keep_history=True``.
+
+    max_row_norm_seen_ : float
+        Largest raw row norm seen (before ``row_norm``).
+
+    components_ : ndarray of shape (n_components, n_features)
+        Kept directions: the eigenvectors of ``W`` with the ``k`` smallest
+        eigenvalues, in ascending order, sign-fixed (largest entry positive).
+
+    density_eigenvalues_ : ndarray of shape (n_features,)
+        Eigenvalues of ``W``, ascending (``density_log_eigenvalues_`` holds
+        their exact logarithms).
+
+    density_eigenvectors_ : ndarray of shape (n_features, n_features)
+        The matching eigenvectors, as columns.
+
+    density_matrix_ : ndarray of shape (n_features, n_features)
+        ``W`` formed on demand; ``expected_projection_`` is ``I - (n-k)W``.
+
+    average_density_ : ndarray of shape (n_features, n_features)
+        The average of the density matrices used on the rows seen; only with
+        ``transform_mode="average"``.
+
+    n_features_in_ : int
+        Number of features seen during the first fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
     See Also
     --------
     AdaptiveOnlinePCA : Fixed share before capping, adaptive regret bounds.
@@ -1062,7 +1214,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     def _records_realized(self):
         return bool(self.record_realized_loss)
 
-    def _validate_extra(self, X, first_call, from_fit):
+    def _validate_extra(self, X, first_call):
         if self.mixing is not None and self.update != "incremental":
             raise ValueError(
                 "mixing needs update='incremental': the cumulative update recomputes W from "

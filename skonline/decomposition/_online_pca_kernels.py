@@ -14,7 +14,7 @@ log-eigenvalues (:class:`DensityState`), in one of two exact forms:
 
 * **dense**: ``n`` eigenvectors ``U`` and ``n`` log-eigenvalues; one row is
   one ``n × n`` symmetric eigendecomposition
-  (:func:`skonline.utils._density.meg_eigen_step`) plus a basis rotation.
+  (:func:`skonline.decomposition._density_kernels.meg_eigen_step`) plus a basis rotation.
 * **bulk**: the directions orthogonal to every row seen so far form one
   eigenspace of ``W`` (the rank-one update does not touch them, and the
   softmax, floor, fixed share and capping map equal eigenvalues to equal
@@ -22,11 +22,11 @@ log-eigenvalues (:class:`DensityState`), in one of two exact forms:
   data span (:func:`bulk_coordinates`), an ``m × m`` rotation ``R`` and one
   "bulk" log-eigenvalue of multiplicity ``n - m``. The rank-one eigen-update
   is LAPACK's ``eigh`` or the secular equation
-  (:func:`skonline.utils._density.rank_one_eigh`).
+  (:func:`skonline.decomposition._density_kernels.rank_one_eigh`).
 
 The eigenvalue part of a step (softmax, floor, fixed share, capping) is
-:func:`skonline.utils._capping.spectral_step`, in the log domain (compiled:
-:mod:`skonline.utils._capping_fast`).
+:func:`skonline.decomposition._capping_fast.spectral_step`, in the log domain
+(compiled; its NumPy transcription is the reference of the tests).
 :func:`density_pass` runs the rows of a batch through the update; it is pure:
 it returns a new state and never writes into the one it is given.
 """
@@ -35,14 +35,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..base import OnlineState
-from ..utils._capping import sample_corner
-from ..utils._capping_fast import spectral_step
-from ..utils._density import dense_from_eigen, log_eigenvalues_from_dense, meg_eigen_step
 from ..utils._rows import dense_row_blocks, prepare_rows
+from ._capping_fast import spectral_step
+from ._capping_kernels import sample_corner
+from ._density_kernels import dense_from_eigen, log_eigenvalues_from_dense, meg_eigen_step
 
 __all__ = [
     "DensityState",
@@ -64,7 +65,9 @@ SECULAR_MIN_SPAN = 16
 
 
 # -------------------------------------------------------------------- tuning
-def theory_adaptive_parameters(n_features, n_components, horizon, loss_bound=None):
+def theory_adaptive_parameters(
+    n_features: int, n_components: int, horizon: float, loss_bound: float | None = None
+) -> tuple[float, float]:
     """Theorem 3 of Yuan & Lamperski: ``(eta, fixed_share)`` for horizon ``T``.
 
     ``fixed_share = 1/(T(n-k)+1)``, ``D = (n-k) ln(n(1+(n-k)T)) + 1``,
@@ -79,7 +82,7 @@ def theory_adaptive_parameters(n_features, n_components, horizon, loss_bound=Non
     return float(np.log1p(np.sqrt(2.0 * D / L))), 1.0 / (T * d + 1.0)
 
 
-def theory_static_learning_rate(n_features, n_components, loss_bound):
+def theory_static_learning_rate(n_features: int, n_components: int, loss_bound: float) -> float:
     """Warmuth & Kuzmin eq. (3)/(7): ``eta = ln(1 + sqrt(2D/L))``.
 
     ``D = k ln(n/k)`` when ``k <= n/2``, else ``(n-k) ln(n/(n-k))`` (Theorem 6
@@ -162,23 +165,23 @@ class DensityState(OnlineState):
     realized_loss_history: np.ndarray | None = None
 
     @property
-    def is_bulk(self):
+    def is_bulk(self) -> bool:
         """True for the bulk (low-rank) form."""
         return self.U is None
 
 
 def init_density_state(
-    n_features,
+    n_features: int,
     *,
-    n_components=1,
-    bulk,
-    cumulative,
-    past_mixing,
-    average,
-    mean=None,
-    rng=None,
-    keep_history=False,
-):
+    n_components: int = 1,
+    bulk: bool,
+    cumulative: bool,
+    past_mixing: bool,
+    average: bool,
+    mean: np.ndarray | None = None,
+    rng: np.random.Generator | None = None,
+    keep_history: bool = False,
+) -> DensityState:
     """``W^0 = I/n`` in the dense or the bulk form, with the variants' extra state."""
     n = n_features
     return DensityState(
@@ -199,7 +202,9 @@ def init_density_state(
 
 
 # ------------------------------------------------------------ representation
-def bulk_coordinates(B, R, y, *, tol=1e-12):
+def bulk_coordinates(
+    B: np.ndarray, R: np.ndarray, y: np.ndarray, *, tol: float = 1e-12
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Coordinates of ``y`` in the low-rank eigenbasis ``B R``, growing it if needed.
 
     ``B`` (n × m, orthonormal columns) spans the data seen so far and ``R``
@@ -237,7 +242,7 @@ def bulk_coordinates(B, R, y, *, tol=1e-12):
     return B, R, R.T @ c, grew
 
 
-def reorthonormalized(R):
+def reorthonormalized(R: np.ndarray) -> np.ndarray:
     """The orthogonal matrix nearest ``R`` column by column (QR, signs kept)."""
     if R.size == 0:
         return R
@@ -245,31 +250,32 @@ def reorthonormalized(R):
     return Q * np.where(np.diag(T) < 0, -1.0, 1.0)
 
 
-def full_log_eigenvalues(state, n_features):
+def full_log_eigenvalues(state: DensityState, n_features: int) -> np.ndarray:
     """Log-eigenvalues of ``W`` over all ``n`` directions (the bulk expanded)."""
-    if not state.is_bulk:
+    if state.basis is None:  # dense form
         return state.log_w
     n_bulk = n_features - state.basis.shape[1]
     return np.r_[state.log_w, np.full(n_bulk, state.log_bulk)]
 
 
-def eigenvector_columns(state, idx, n_features):
+def eigenvector_columns(state: DensityState, idx: Any, n_features: int) -> np.ndarray:
     """Eigenvectors of ``W`` for indices into :func:`full_log_eigenvalues` (as columns)."""
     idx = np.asarray(idx, dtype=np.intp)
-    if not state.is_bulk:
+    if state.U is not None:  # dense form
         return state.U[:, idx]
-    B = state.basis
+    B, R = state.basis, state.rotation
+    assert B is not None and R is not None  # the bulk form holds both
     m = B.shape[1]
     out = np.empty((n_features, idx.size))
     inner = idx < m
-    out[:, inner] = B @ state.rotation[:, idx[inner]]
+    out[:, inner] = B @ R[:, idx[inner]]
     if not inner.all():  # bulk directions: an orthonormal basis of span(B)'s complement
         complement = np.linalg.qr(B, mode="complete")[0][:, m:]
         out[:, ~inner] = complement[:, idx[~inner] - m]
     return out
 
 
-def quadratic_form(state, Y):
+def quadratic_form(state: DensityState, Y: np.ndarray) -> np.ndarray:
     """``yᵀWy`` for each row of the dense block ``Y``."""
     w = np.exp(state.log_w)
     if not state.is_bulk:
@@ -281,7 +287,15 @@ def quadratic_form(state, Y):
     return (Z * Z) @ w + np.exp(state.log_bulk) * rest
 
 
-def past_mixing_step(U, log_w, past_sum, t, d, floor, rate):
+def past_mixing_step(
+    U: np.ndarray,
+    log_w: np.ndarray,
+    past_sum: np.ndarray,
+    t: int,
+    d: int,
+    floor: float,
+    rate: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Eq. (20): ``W <- (1-a) W + a (sum_{q<t} W^q)/t`` (pre-mixing ``W^q``, ``W^0 = I/n``).
 
     Returns the new ``(U, log_w, past_sum)``; the past sum always grows by the
@@ -299,22 +313,22 @@ def past_mixing_step(U, log_w, past_sum, t, d, floor, rate):
 
 # ---------------------------------------------------------------------- pass
 def density_pass(
-    state,
-    X,
+    state: DensityState,
+    X: Any,
     *,
-    n_components,
-    learning_rate,
-    update="incremental",
-    center=False,
-    mean_prior=0.0,
-    eigenvalue_floor=0.0,
-    share_before_cap=0.0,
-    share_after_cap=0.0,
-    past_mixing_rate=0.0,
-    solver="auto",
-    row_norm="none",
-    sampler="decomposition",
-):
+    n_components: int,
+    learning_rate: float,
+    update: str = "incremental",
+    center: bool = False,
+    mean_prior: float = 0.0,
+    eigenvalue_floor: float = 0.0,
+    share_before_cap: float = 0.0,
+    share_after_cap: float = 0.0,
+    past_mixing_rate: float = 0.0,
+    solver: str = "auto",
+    row_norm: str = "none",
+    sampler: str = "decomposition",
+) -> tuple[DensityState, np.ndarray]:
     """One online pass over the rows of ``X``; returns ``(new_state, expected_losses)``.
 
     Per row ``x`` (``row_norm`` applied, centred by the previous mean when the

@@ -14,55 +14,19 @@ diagonal case of online PCA: a row ``x`` on the coordinate axes has
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 
-from ..base import OnlineEstimator, OnlineLossMixin, OnlineState, ParamRecord
-from ..utils._capping import capped_hedge_step, sample_corner
+from ..base import OnlineEstimator, OnlineLossMixin, ParamRecord
 from ..utils._random import as_generator
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
+from ._capping_kernels import sample_corner
+from ._subset_hedge_kernels import HedgeState, hedge_pass
 
-__all__ = ["AdaptiveSubsetHedge", "HedgeState", "hedge_pass"]
-
-
-@dataclass(kw_only=True, eq=False)
-class HedgeState(OnlineState):
-    """Learned state of :class:`AdaptiveSubsetHedge`.
-
-    Attributes
-    ----------
-    log_w : ndarray of shape (n_experts,)
-        Logs of the capped weights ``w``.
-    """
-
-    log_w: np.ndarray
-
-
-def hedge_pass(state, loss_vectors, *, n_kept, learning_rate, fixed_share):
-    """One step of Alg. 1 per loss vector; returns ``(new_state, expected_losses)``.
-
-    Each step pays ``(n-k) wᵀl`` under the current weights, then updates them
-    (eq. 4a-c, :func:`skonline.utils._capping.capped_hedge_step`). Pure:
-    ``state`` is never written into.
-    """
-    L = np.ascontiguousarray(loss_vectors, dtype=np.float64)
-    d = L.shape[1] - n_kept
-    log_w = state.log_w
-    losses = np.empty(L.shape[0])
-    for i, loss_vector in enumerate(L):
-        losses[i] = d * float(np.exp(log_w) @ loss_vector)
-        log_w = capped_hedge_step(
-            log_w, loss_vector, float(learning_rate), d, fixed_share=float(fixed_share)
-        )
-    new = dataclasses.replace(
-        state.copy(), log_w=log_w, n_samples_seen=state.n_samples_seen + L.shape[0]
-    )
-    new.record_losses(losses)
-    return new, losses
+__all__ = ["AdaptiveSubsetHedge"]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from skonline.decomposition import (
     RandomizedOnlinePCA,
 )
 from skonline.decomposition._online_pca_kernels import theory_static_learning_rate
-from skonline.utils._capping import cap
+
+from ._capping_reference import cap
 
 
 # ------------------------------------------------------------------ streams

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from skonline.decomposition import AdaptiveSubsetHedge
-from skonline.utils._capping import mixture_decomposition
+from skonline.decomposition._capping_kernels import mixture_decomposition
 from skonline.utils.estimator_checks import check_online_estimator
 
 

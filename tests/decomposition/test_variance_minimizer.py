@@ -10,7 +10,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from skonline.decomposition import OnlineVarianceMinimizer, _variance_minimizer
-from skonline.decomposition._variance_minimizer import theory_variance_parameters
+from skonline.decomposition._variance_minimizer_kernels import theory_variance_parameters
 
 
 def regime_stream(seed, n=10, seg=100, n_seg=3):

@@ -1,7 +1,7 @@
 """The compiled secular-equation eigen-update against its textbook transcription.
 
 ``textbook_rank_one_eigh`` below is the Python implementation the compiled
-kernel (:mod:`skonline.utils._density_fast`) replaced, line for line: the
+kernel (:mod:`skonline.decomposition._density_fast`) replaced, line for line: the
 deflation by Householder reflections, one LAPACK ``dlasd4`` call per root
 (scipy's Python wrapper), Löwner's ``ẑ`` in logarithms. The compiled kernel
 forms ``ẑ`` as a product of ratios (as LAPACK's ``dlasd8``) and must agree to
@@ -13,7 +13,7 @@ reconstructed matrix, which is insensitive to rotations inside ties).
 import numpy as np
 import pytest
 from scipy.linalg import lapack
-from skonline.utils._density_fast import rank_one_eigh
+from skonline.decomposition._density_fast import rank_one_eigh
 
 from skonline import AdaptiveOnlinePCA
 

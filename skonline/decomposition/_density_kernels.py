@@ -12,7 +12,7 @@ becomes one symmetric eigendecomposition in the current eigenbasis:
 ``diag(a) - eta UᵀGU = Q diag(mu) Qᵀ``, so ``V = (UQ) diag(softmax(mu)) (UQ)ᵀ``.
 For a rank-one ``G = x xᵀ`` the matrix is diagonal plus rank one. The
 softmax, floor, fixed share and capping of ``mu`` are done in the log domain
-by :func:`skonline.utils._capping.spectral_step`.
+by :func:`skonline.decomposition._capping_fast.spectral_step`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,15 @@ __all__ = [
 ]
 
 
-def meg_eigen_step(U, a, learning_rate, *, z=None, G=None, method="eigh"):
+def meg_eigen_step(
+    U: np.ndarray,
+    a: np.ndarray,
+    learning_rate: float,
+    *,
+    z: np.ndarray | None = None,
+    G: np.ndarray | None = None,
+    method: str = "eigh",
+) -> tuple[np.ndarray, np.ndarray]:
     """Eigendecomposition of ``log W - eta G`` from ``W = U diag(exp a) Uᵀ``.
 
     Exactly one of ``z`` (``G = (U z)(U z)ᵀ``, i.e. ``z = Uᵀx`` for a row
@@ -48,7 +56,7 @@ def meg_eigen_step(U, a, learning_rate, *, z=None, G=None, method="eigh"):
     G : ndarray of shape (n, n), optional
     method : {"eigh", "secular"}, default="eigh"
         For a rank-one ``z``: LAPACK's dense ``eigh`` or :func:`rank_one_eigh`
-        (compiled: :mod:`skonline.utils._density_fast`).
+        (compiled: :mod:`skonline.decomposition._density_fast`).
 
     Returns
     -------
@@ -68,19 +76,22 @@ def meg_eigen_step(U, a, learning_rate, *, z=None, G=None, method="eigh"):
         M = np.multiply.outer(z, -learning_rate * z)
         M = 0.5 * (M + M.T)
     else:
+        assert G is not None  # exactly one of z and G, checked above
         M = -learning_rate * 0.5 * (G + G.T)
     M[np.diag_indices_from(M)] += a
     mu, Q = np.linalg.eigh(M)
     return U @ Q, mu
 
 
-def dense_from_eigen(U, w):
+def dense_from_eigen(U: np.ndarray, w: np.ndarray) -> np.ndarray:
     """``U diag(w) Uᵀ`` (symmetrised)."""
     D = (U * w) @ U.T
     return 0.5 * (D + D.T)
 
 
-def log_eigenvalues_from_dense(D, *, lower=1e-300):
+def log_eigenvalues_from_dense(
+    D: np.ndarray, *, lower: float = 1e-300
+) -> tuple[np.ndarray, np.ndarray]:
     """Eigenvectors and log-eigenvalues of a dense density matrix.
 
     Eigenvalues are clipped below at ``lower`` (rounding can make tiny ones
@@ -91,7 +102,7 @@ def log_eigenvalues_from_dense(D, *, lower=1e-300):
     return U, np.log(lam) - np.log(lam.sum())
 
 
-def sign_fixed(V):
+def sign_fixed(V: np.ndarray) -> np.ndarray:
     """Flip each column so that its largest-magnitude entry is positive (``svd_flip``)."""
     V = np.array(V, dtype=np.float64)
     if V.size == 0:

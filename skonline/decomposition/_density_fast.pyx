@@ -6,7 +6,7 @@ The per-row eigen-update of online PCA: ``diag(d) + rho z zᵀ`` (Bunch, Nielsen
 the roots (LAPACK ``dlasd4``), Löwner's recomputed ``ẑ`` and the eigenvector
 matrix run in C; the rotation of the caller's basis is one ``dgemm``. The
 textbook transcription in Python is the reference of the tests
-(``tests/utils/test_density_fast.py``).
+(``tests/decomposition/test_density_fast.py``).
 """
 
 from libc.math cimport fabs, sqrt

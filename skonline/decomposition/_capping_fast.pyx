@@ -1,18 +1,20 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Compiled eigenvalue step of online PCA: softmax, floor, fixed share and capping, in logs.
+"""Compiled eigenvalue step of the online PCA family: softmax, floor, fixed share, capping.
 
-The per-row counterpart of :func:`skonline.utils._capping.spectral_step` (the
-Python implementation, kept as the reference of the tests and for the other
-callers): the same operations in the same order, in C loops, so that a row of
-online PCA at small ``n`` is not spent in the Python overhead of a dozen
-NumPy calls.
+The one implementation of the rule, in logs, used by every learner of the
+family: online PCA, the variance minimiser and the capped Hedge
+(:func:`skonline.decomposition._capping_kernels.capped_hedge_step`). Written
+in C loops so that a row of online PCA at small ``n`` is not spent in the
+Python overhead of a dozen NumPy calls. The NumPy transcription, the same
+operations in the same order, is the reference of the tests
+(``tests/decomposition/_capping_reference.py``).
 """
 
 from libc.math cimport INFINITY, exp, fabs, isfinite, log, log1p
 
 import numpy as np
 
-#: Relative tolerance of the capping test (``_capping._TOL``).
+#: Relative tolerance of the capping test.
 cdef double TOL = 1e-12
 
 
@@ -67,10 +69,35 @@ cdef void _fixed_share(double* a, const double* c, Py_ssize_t n, double share,
 
 def spectral_step(mu, int d, double floor=0.0, double share_before_cap=0.0,
                   double share_after_cap=0.0, counts=None):
-    """Softmax, floor, fixed share, capping at ``1/d`` and fixed share after it, in logs.
+    """Eigenvalue (or weight) part of one online PCA / capped Hedge update, in logs.
 
-    See :func:`skonline.utils._capping.spectral_step` (same arguments, same
-    result to rounding).
+    From unnormalised log-weights ``mu`` (e.g. the eigenvalues of
+    ``log W - eta x xᵀ``): softmax, optional floor (``v <- max(v, floor)``,
+    renormalised), optional fixed share ``v <- share/n + (1 - share) v``
+    (Yuan & Lamperski eq. 14b, before capping), capping at ``1/d`` (eq. 14c,
+    Warmuth & Kuzmin Alg. 4: ``min(1/d, gamma v)`` with the ``gamma >= 1``
+    that keeps the sum one, the closed form over a stable descending order)
+    and optional fixed share after capping (Warmuth & Kuzmin §8). A weight of
+    ``exp(-1e4)`` stays representable and ``log 0`` never occurs.
+
+    Parameters
+    ----------
+    mu : array-like of shape (m,)
+        Unnormalised log-weights (never written into).
+    d : int
+        Cap ``1/d``, ``1 <= d <= n``; ``d == 1`` is the plain simplex.
+    floor : float, default=0.0
+        Floor on the normalised weights, below ``1/n``; ``0``: none.
+    share_before_cap, share_after_cap : float, default=0.0
+        Fixed-share rates in ``[0, 1)`` before and after capping.
+    counts : array-like of shape (m,), default=None
+        Entry ``i`` stands for ``counts[i] >= 1`` equal weights (a repeated
+        eigenvalue, never split by the capping); ``n = sum(counts)``.
+
+    Returns
+    -------
+    log_w : ndarray of shape (m,)
+        Logs of the new capped weights.
     """
     out_arr = np.array(mu, dtype=np.float64)
     cdef double[::1] a = out_arr
@@ -124,9 +151,38 @@ def spectral_step(mu, int d, double floor=0.0, double share_before_cap=0.0,
     return out_arr
 
 
+def fixed_share_step(mu, double share):
+    """Softmax then fixed share ``v <- share/n + (1 - share) v``, in logs.
+
+    The first steps of :func:`spectral_step` without floor or capping: the
+    exponentiated-gradient step with fixed share on the probability simplex
+    (Yuan & Lamperski eq. 31a-b). ``share == 0`` is the softmax alone.
+
+    Parameters
+    ----------
+    mu : array-like of shape (n,)
+        Unnormalised log-weights (never written into).
+    share : float
+        Fixed-share rate in ``[0, 1)``.
+
+    Returns
+    -------
+    log_v : ndarray of shape (n,)
+        Logs of the new weights.
+    """
+    out_arr = np.array(mu, dtype=np.float64)
+    cdef double[::1] a = out_arr
+    cdef Py_ssize_t n = out_arr.shape[0]
+    if n == 0:
+        return out_arr
+    _normalize(&a[0], NULL, n)
+    _fixed_share(&a[0], NULL, n, share, <double> n)
+    return out_arr
+
+
 cdef void _cap_sorted(double* a, const double* c, Py_ssize_t n, int d, double log_cap,
                       order_arr):
-    """The closed form of capping over a stable descending order (``_capping.log_cap``)."""
+    """The closed form of capping over a stable descending order (Algorithm 4)."""
     cdef Py_ssize_t[::1] order = order_arr.astype(np.intp)
     s_arr = np.empty(n)
     tail_arr = np.empty(n)

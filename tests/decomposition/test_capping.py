@@ -5,18 +5,15 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 
-from skonline.utils._capping import (
-    cap,
+from skonline.decomposition._capping_kernels import (
     capped_hedge_step,
-    log_cap,
-    log_fixed_share,
-    log_floor,
     mixture_decomposition,
     sample_corner,
-    spectral_step,
     systematic_sample,
 )
-from skonline.utils._density import meg_eigen_step, rank_one_eigh
+from skonline.decomposition._density_kernels import meg_eigen_step, rank_one_eigh
+
+from ._capping_reference import cap, log_cap, log_fixed_share, log_floor, spectral_step
 
 EPS = np.finfo(np.float64).eps
 
@@ -351,7 +348,7 @@ def test_secular_meg_step_matches_eigh():
 @pytest.mark.parametrize("with_counts", [False, True])
 def test_compiled_spectral_step_matches_the_python_one(seed, with_counts):
     """The compiled per-row step does the Python one's operations in the same order."""
-    from skonline.utils._capping_fast import spectral_step as compiled
+    from skonline.decomposition._capping_fast import spectral_step as compiled
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 60))
@@ -371,3 +368,18 @@ def test_compiled_spectral_step_matches_the_python_one(seed, with_counts):
             np.testing.assert_allclose(np.exp(out), np.exp(ref), rtol=0, atol=4 * n * EPS)
     with pytest.raises(ValueError, match="cap size"):
         compiled(np.zeros(3), 4)
+
+
+@pytest.mark.parametrize("share", [0.0, 1e-5, 0.3])
+def test_compiled_fixed_share_step_matches_the_python_one(share):
+    """The simplex step (softmax then fixed share) is the first half of the spectral step."""
+    from skonline.decomposition._capping_fast import fixed_share_step
+
+    from ._capping_reference import log_normalize
+
+    rng = np.random.default_rng(7)
+    for n in (2, 5, 40):
+        mu = rng.standard_normal(n) * 10 ** rng.uniform(-2, 3)
+        ref = log_fixed_share(log_normalize(mu), share)
+        out = fixed_share_step(mu, share)
+        np.testing.assert_allclose(np.exp(out), np.exp(ref), rtol=0, atol=4 * n * EPS)
