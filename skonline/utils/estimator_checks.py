@@ -562,7 +562,7 @@ def _read_outs(estimator: Any, X: Any, y: Any) -> dict[str, bytes | str]:
 
 @_online_check
 def check_read_outs_ignore_params(name: str, estimator: Any) -> None:
-    """Read-outs come from the committed state, never from a live parameter value.
+    """Check that read-outs come from the committed state, never from a live parameter.
 
     After ``fit``, each parameter in turn is given every other valid value
     (up to two): every fitted attribute and every ``transform`` /
