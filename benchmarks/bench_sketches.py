@@ -62,7 +62,7 @@ CSR_ERROR_MAXITER = 3000
 
 MEASURED_MODULES = (
     "skonline.decomposition._frequent_directions",
-    "skonline.utils._sketch",
+    "skonline.decomposition._frequent_directions_kernels",
     "skonline.evaluation._sketch_metrics",
 )
 

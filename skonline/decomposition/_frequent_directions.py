@@ -33,7 +33,9 @@ from ..base import MAX_ABS_VALUE, OnlineEstimator, OnlineState, ParamRecord
 from ..evaluation._sketch_metrics import spectral_norm_of_difference
 from ..utils._random import as_generator
 from ..utils._rows import BLOCK_ROWS, canonical_csr
-from ..utils._sketch import (
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
+from ._frequent_directions_fast import max_abs_finite
+from ._frequent_directions_kernels import (
     dense_pass,
     randomized_sparse_pass,
     sketch_solve,
@@ -41,8 +43,6 @@ from ..utils._sketch import (
     stacked_rows_pass,
     thin_svd,
 )
-from ..utils._sketch_fast import max_abs_finite
-from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 
 __all__ = ["FrequentDirections", "RobustFrequentDirections"]
 
@@ -145,7 +145,7 @@ def sketch_pass(
 
     A pure kernel: ``state`` is never written into. Dense rows go through the
     compiled Gram-block pass, CSR rows through the sparse-block pass (or the
-    randomized one), both from :mod:`skonline.utils._sketch`.
+    randomized one), both from :mod:`skonline.decomposition._frequent_directions_kernels`.
     """
     m = state.sketch_size
     buffer, squares = state.buffer.copy(), state.squares.copy()

@@ -14,8 +14,8 @@ import pytest
 import scipy.sparse as sp
 
 from skonline import FrequentDirections, RobustFrequentDirections
+from skonline.decomposition._frequent_directions_kernels import compact, shrunk_squares
 from skonline.evaluation import _sketch_metrics, covariance_error
-from skonline.utils._sketch import compact, shrunk_squares
 
 
 # --------------------------------------------------------------- references
@@ -419,7 +419,7 @@ def test_float32_csr_input(low_rank_plus_noise):
 
 
 def test_failed_compaction_leaves_state_untouched(monkeypatch, low_rank_plus_noise):
-    from skonline.utils import _sketch
+    from skonline.decomposition import _frequent_directions_kernels as _sketch
 
     A = low_rank_plus_noise(n=200, d=12)
     rfd = RobustFrequentDirections(center=False, sketch_size=4).fit(A[:50])
@@ -440,7 +440,7 @@ def test_failed_compaction_leaves_state_untouched(monkeypatch, low_rank_plus_noi
 
 
 def test_failed_eigensolver_falls_back_to_svd(monkeypatch):
-    from skonline.utils import _sketch
+    from skonline.decomposition import _frequent_directions_kernels as _sketch
 
     Bhat = np.random.default_rng(0).standard_normal((8, 40))
     expected = compact(Bhat, 4, method="svd")

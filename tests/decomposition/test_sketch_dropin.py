@@ -17,12 +17,17 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from skonline.utils._sketch_fast import STATUS_FALLBACK, welford_rows
+from skonline.decomposition._frequent_directions_fast import STATUS_FALLBACK, welford_rows
 
 from skonline import FrequentDirections, RobustFrequentDirections
+from skonline.decomposition import _frequent_directions_kernels as _sketch
 from skonline.decomposition._frequent_directions import auto_sketch_size
-from skonline.utils import _sketch
-from skonline.utils._sketch import CsrRows, WelfordBlock, dense_pass, randomized_sparse_pass
+from skonline.decomposition._frequent_directions_kernels import (
+    CsrRows,
+    WelfordBlock,
+    dense_pass,
+    randomized_sparse_pass,
+)
 
 from .test_frequent_directions import estimate, spectral, textbook_fd
 

@@ -35,7 +35,7 @@ ctypedef fused floating_in:
 
 cdef double EPS = np.finfo(np.float64).eps
 
-#: Variant codes of the shrink step (``shrunk_squares`` in ``_sketch.py``).
+#: Variant codes of the shrink step (``shrunk_squares`` in ``_frequent_directions_kernels.py``).
 VARIANT_CODES = {"fd": 0, "pfd": 1, "isvd": 2}
 
 cdef enum:
@@ -95,7 +95,7 @@ cdef int shrink(const double* lam, int n_values, int m, int variant, int pfd_q,
     """The shrink step on the squared singular values ``lam`` (descending, clipped at 0).
 
     Returns the number ``k`` of kept values; ``kept[:k]`` and ``delta_out``
-    as :func:`skonline.utils._sketch.shrunk_squares`.
+    as :func:`skonline.decomposition._frequent_directions_kernels.shrunk_squares`.
     """
     cdef int i, k
     cdef double delta = lam[m - 1] if n_values >= m else 0.0

@@ -1,4 +1,4 @@
-"""Frequent-Directions kernels shared by the sketches and the sketched Newton learners.
+"""Frequent Directions kernels: the passes of the sketches, their compactions and solves.
 
 Pure functions on arrays (they never write into their inputs), except the
 passes (:func:`dense_pass`, :func:`sparse_pass`, :func:`randomized_sparse_pass`,
@@ -21,16 +21,14 @@ and subtracts ``δ = λ_m`` from each (the SHRINK step of Algorithms 1, 2, 4, 5)
 
 from __future__ import annotations
 
-import contextlib
 import math
-import threading
 
 import numpy as np
 import scipy.linalg as sla
 from sklearn.utils import gen_batches
-from threadpoolctl import ThreadpoolController
 
-from ._sketch_fast import (
+from ..utils._blas import single_blas_thread
+from ._frequent_directions_fast import (
     STATUS_DONE,
     VARIANT_CODES,
     add_transpose_times_csr,
@@ -53,49 +51,11 @@ __all__ = [
     "gram_eigenbasis",
     "randomized_sparse_pass",
     "shrunk_squares",
-    "single_blas_thread",
     "sketch_solve",
     "sparse_pass",
     "stacked_rows_pass",
     "thin_svd",
 ]
-
-
-_CONTROLLER: ThreadpoolController | None = None
-_DEPTH = 0  # open contexts of the main thread (they nest)
-
-
-@contextlib.contextmanager
-def single_blas_thread():
-    """Context manager limiting BLAS to one thread (a few µs to enter).
-
-    The sketches make many small BLAS/LAPACK calls (a ``2m x 2m`` eigensolver,
-    ``2m x d`` products). Measured on 2 cores: one thread is 1.2x (d = 1000)
-    to 2x (SVD route) faster than OpenBLAS's default, and does not collapse
-    when other processes load the machine.
-
-    The BLAS thread limit is process-wide, and OpenBLAS does not let a
-    thread raise a limit that another thread lowered. So only the main thread
-    sets and restores the limit (the outermost of nested contexts); in any
-    other thread the context changes nothing. Threads training at once thus
-    never leave the process on one BLAS thread.
-    """
-    global _CONTROLLER, _DEPTH
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    limiter = None
-    if _DEPTH == 0:
-        if _CONTROLLER is None:
-            _CONTROLLER = ThreadpoolController()
-        limiter = _CONTROLLER.limit(limits=1, user_api="blas")
-    _DEPTH += 1
-    try:
-        yield
-    finally:
-        _DEPTH -= 1
-        if limiter is not None:
-            limiter.restore_original_limits()
 
 
 def thin_svd(B):
@@ -273,7 +233,7 @@ def dense_pass(
     Each row is written into the buffer (Welford-centred with ``center``:
     ``r_t = sqrt((t-1)/t)(x_t - μ_{t-1})``, whose outer products sum to the
     centred scatter exactly); a full buffer is compacted. ``"gram"`` runs the
-    compiled pass (:func:`skonline.utils._sketch_fast.gram_pass`: Gram blocks
+    compiled pass (:func:`skonline.decomposition._frequent_directions_fast.gram_pass`: Gram blocks
     of the new rows only, one ``dsyevd`` per compaction), with the SVD route
     for a compaction whose Gram matrix is not finite or whose eigensolver
     fails; ``"svd"`` compacts by a thin SVD of the buffer (the textbook route).
@@ -365,7 +325,7 @@ def stacked_rows_pass(buffer, squares, n_rows, n_orth, rows, *, m, variant="fd",
 class CsrRows:
     """Consecutive rows of a canonical CSR matrix as plain arrays (int64 indices).
 
-    The compiled sparse products of :mod:`skonline.utils._sketch_fast` work on
+    The compiled sparse products of :mod:`skonline.decomposition._frequent_directions_fast` work on
     these; no ``scipy.sparse`` object is built per block.
     """
 
