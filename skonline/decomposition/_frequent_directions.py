@@ -293,9 +293,22 @@ class FDFrozen(SketchFrozen):
 
 @dataclass(frozen=True)
 class RFDFrozen(SketchFrozen):
-    """:class:`SketchFrozen` plus Robust Frequent Directions' initial ridge."""
+    """:class:`SketchFrozen` plus Robust Frequent Directions' initial ridge.
+
+    RFD's sketch is FD's (``variant`` is always ``"fd"``, ``beta`` unused).
+    """
 
     alpha0: float
+    variant: ClassVar[str] = "fd"
+    beta: ClassVar[float] = 0.2
+
+
+@dataclass(frozen=True)
+class SketchLive(ParamRecord):
+    """The live parameters the read-outs use, as they were at the last committed call."""
+
+    n_components: int | None
+    whiten: bool
 
 
 class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEstimator):
@@ -316,14 +329,11 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "random_state": ["random_state"],
     }
 
-    # The sketch variant used by the engine ("fd", "pfd", "cfd", "isvd").
-    def _variant(self):
-        return "fd"
-
     def _is_robust(self):
         return False
 
     _frozen_record: ClassVar[type[ParamRecord]] = SketchFrozen
+    _live_record: ClassVar[type[ParamRecord]] = SketchLive
 
     # ---------------------------------------------------------------- fitting
     def _resolved_sketch_size(self, n_features):
@@ -396,22 +406,24 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             rng=as_generator(self.random_state) if randomized else None,
         )
 
-    def _pass_kwargs(self):
+    def _pass_kwargs(self, state):
+        """The shrink rule and centring of ``state``'s sketch (its frozen record)."""
+        frozen = state.frozen
         return {
-            "variant": self._variant(),
-            "beta": getattr(self, "beta", 0.2),
+            "variant": frozen.variant,
+            "beta": frozen.beta,
             "robust": self._is_robust(),
-            "center": bool(self.center),
+            "center": bool(frozen.center),
         }
 
     def _partial_fit_state(self, state, X, y):
         return sketch_pass(
             state,
             X,
-            method=self.compaction,
+            method=state.frozen.compaction,
             skip_zero_rows=self.skip_zero_rows,
-            sparse_solver=self.sparse_solver,
-            **self._pass_kwargs(),
+            sparse_solver=state.frozen.sparse_solver,
+            **self._pass_kwargs(state),
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -485,7 +497,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         for name in ("n_features_in_", "feature_names_in_"):
             if name in self.__dict__:
                 setattr(merged, name, self.__dict__[name])
-        merged._commit(merge_states(self._state, other._state, **self._pass_kwargs()))
+        merged._commit(merge_states(self._state, other._state, **self._pass_kwargs(self._state)))
         return merged
 
     def __add__(self, other):
@@ -577,13 +589,14 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """Number of components returned by :meth:`transform`."""
         state = self._fitted_state()
         limit = min(int(state.sketch_size) - 1, self.n_features_in_)
-        if self.n_components is not None:
-            if self.n_components > limit:
+        n_components = state.live.n_components
+        if n_components is not None:
+            if n_components > limit:  # set_params then merge: never validated
                 raise ValueError(
-                    f"n_components={self.n_components} exceeds min(sketch_size - 1, "
+                    f"n_components={n_components} exceeds min(sketch_size - 1, "
                     f"n_features) = {limit}."
                 )
-            return int(self.n_components)
+            return int(n_components)
         return int(limit)
 
     @property
@@ -703,7 +716,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         C = components.astype(X.dtype, copy=False)
         out = np.asarray(safe_sparse_dot(X, C.T, dense_output=True))
         out -= self._mean_for(X.dtype) @ C.T
-        if self.whiten:
+        if self._fitted_state().live.whiten:
             out /= np.maximum(np.sqrt(ev), np.finfo(X.dtype).eps).astype(X.dtype)
         return out
 
@@ -732,7 +745,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 f"n_components_={self.n_components_}."
             )
         components, ev = self._components()
-        if self.whiten:
+        if self._fitted_state().live.whiten:
             components = np.sqrt(ev)[:, None] * components
         return X @ components.astype(X.dtype, copy=False) + self._mean_for(X.dtype)
 
@@ -796,7 +809,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """``(B, alpha)`` such that the scatter estimate is ``BᵀB + αI``."""
         state = self._fitted_state()
         B = state.buffer[: state.n_rows]
-        if self._variant() == "cfd" and B.shape[0]:
+        if state.frozen.variant == "cfd" and B.shape[0]:
             # CFD: raise the retained directions by the total shrinkage Delta.
             s, Vt = self._svd()
             keep = s > np.finfo(np.float64).eps * max(s[0], 0.0) * max(B.shape)
@@ -935,7 +948,9 @@ _COMMON_PARAMS = """\
     n_components : int, default=None
         Number of components (output dimension) of :meth:`transform`, at most
         ``sketch_size - 1`` and ``n_features``. ``None`` means
-        ``min(sketch_size - 1, n_features)``.
+        ``min(sketch_size - 1, n_features)``. Live: the read-outs use the value
+        of the last ``fit``/``partial_fit`` (``n_components_``); ``set_params``
+        changes them from the next call on.
 
     sketch_size : int or "auto", default="auto"
         The paper's ``m`` (>= 2), the memory: a compaction keeps
@@ -945,17 +960,20 @@ _COMMON_PARAMS = """\
         ``2 · n_components + 8`` (20 without ``n_components``), at most
         ``n_features + 1``, chosen by measurement (user guide); resolved at
         the first call (``sketch_size_``).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
     center : bool, default=True
         Centre the data, as IncrementalPCA: the rows are streamed as Welford
         rows ``sqrt((t-1)/t)(x_t − μ_{t-1})``, whose outer products add up to
         the centred scatter exactly, so the sketch approximates it with the
         guarantee below for the centred matrix. ``False`` sketches the
-        uncentred ``AᵀA`` (the papers). Fixed at the first call.
+        uncentred ``AᵀA`` (the papers).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
     whiten : bool, default=False
         Divide the output of :meth:`transform` by ``sqrt(explained_variance_)``
         (and multiply back in :meth:`inverse_transform`), as IncrementalPCA.
+        Live: the read-outs use the value of the last ``fit``/``partial_fit``.
 """
 
 _COMMON_PARAMS_TAIL = """\
@@ -965,12 +983,13 @@ _COMMON_PARAMS_TAIL = """\
         ``O(sketch_size · n_features)`` per row. ``"single"``: the exact
         textbook Alg. 1/2, one compaction per row after the first
         ``sketch_size - 1`` (``O(sketch_size² · n_features)`` per row).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
     skip_zero_rows : bool, default=False
         Do not append rows that are zero (after centring) to the buffer. They
         do not change the sketched matrix but do move the compaction schedule;
         skipping them saves compactions and keeps every bound. Off by default
-        (paper-literal).
+        (paper-literal). Live: acts on the rows of the next calls.
 
     compaction : {"gram", "svd"}, default="gram"
         How a full buffer is decomposed. ``"svd"``: thin SVD of the
@@ -979,6 +998,7 @@ _COMMON_PARAMS_TAIL = """\
         the blocks of the new rows are computed (the sketch's own block is
         diagonal), in a compiled pass; the sketch's ``BᵀB`` agrees with the
         SVD route to rounding relative to ``‖A‖²``.
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
     sparse_solver : {"exact", "randomized"}, default="exact"
         How CSR rows are compacted. ``"exact"``: the same compactions as for
@@ -990,11 +1010,12 @@ _COMMON_PARAMS_TAIL = """\
         about ``2 · sketch_size · n_features`` non-zeros are compressed by a
         randomized range finder before entering the sketch, time ``O(nnz ·
         sketch_size)``; FD's bound then holds with high probability (user
-        guide). Fixed at the first call.
+        guide). Frozen at the first call: changing it takes effect at the next ``fit``.
 
     random_state : int, RandomState instance, Generator or None, default=None
-        Seed of the random test matrices of ``sparse_solver="randomized"``
-        (fixed at the first call then); unused otherwise.
+        Seed of the random test matrices of ``sparse_solver="randomized"``;
+        unused otherwise.
+        With that solver, frozen at the first call: changing it takes effect at the next ``fit``.
 """
 
 _COMMON_ATTRS = """\
@@ -1110,15 +1131,16 @@ class FrequentDirections(_BaseFrequentDirections):
         ``explained_variance_``, not :meth:`transform`). ``"isvd"``: greedy
         truncation (Alg. 8), **no guarantee** (the paper's Appendix F shows it
         can miss a dominant direction entirely).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
     beta : float, default=0.2
         PFD's proportion of shrunk singular values, in (0, 1]. Only used with
-        ``variant="pfd"``.
+        ``variant="pfd"``. Frozen at the first call: changing it takes effect at the next ``fit``.
 
 {_COMMON_PARAMS_TAIL}
     verbose : int, default=0
         Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second), ``2`` one per 1000 rows.
+        per second), ``2`` one per 1000 rows. Live.
 
     Attributes
     ----------
@@ -1193,11 +1215,8 @@ class FrequentDirections(_BaseFrequentDirections):
 
     _frozen_record: ClassVar[type[ParamRecord]] = FDFrozen
 
-    def _variant(self):
-        return self.variant
-
     def _eigen_extra(self, squares):
-        if self.variant == "cfd":  # raised by Δ on the retained directions
+        if self._fitted_state().frozen.variant == "cfd":  # raised by Δ on the retained directions
             return np.where(squares > 0, self._fitted_state().shrinkage, 0.0)
         return np.zeros_like(squares)
 
@@ -1236,11 +1255,12 @@ class RobustFrequentDirections(_BaseFrequentDirections):
         Initial ridge ``alpha`` (``α^(m−1)`` in Alg. 2): the sketch then targets
         the scatter plus ``alpha0·I``. The default 0 is the paper's
         hyperparameter-free "RFD0".
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
 {_COMMON_PARAMS_TAIL}
     verbose : int, default=0
         Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second), ``2`` one per 1000 rows.
+        per second), ``2`` one per 1000 rows. Live.
 
     Attributes
     ----------
