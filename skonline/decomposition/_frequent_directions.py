@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.utils import check_array, gen_batches
-from sklearn.utils.extmath import safe_sparse_dot, svd_flip
+from sklearn.utils.extmath import safe_sparse_dot
 
 from ..base import MAX_ABS_VALUE, OnlineEstimator, OnlineState, ParamRecord
 from ..evaluation._sketch_metrics import spectral_norm_of_difference
@@ -39,9 +39,9 @@ from ._frequent_directions_kernels import (
     dense_pass,
     randomized_sparse_pass,
     sketch_solve,
+    sketch_svd,
     sparse_pass,
     stacked_rows_pass,
-    thin_svd,
 )
 
 __all__ = ["FrequentDirections", "RobustFrequentDirections"]
@@ -114,6 +114,14 @@ class SketchState(OnlineState):
         The ridge term (``alpha0 + Δ/2`` for RFD, 0 for FD).
     rng : numpy.random.Generator or None
         Draws the random test matrices of randomized sparse blocks.
+
+    Notes
+    -----
+    A committed state is never written into, so the SVD of its sketch, which
+    every read-out needs, is computed once and cached on the object
+    (:meth:`svd`). The cache is not part of the state: it is left out of
+    pickles and copies, and a state made by :func:`dataclasses.replace` starts
+    without it.
     """
 
     buffer: np.ndarray
@@ -127,6 +135,25 @@ class SketchState(OnlineState):
     shrinkage: float = 0.0
     alpha: float = 0.0
     rng: np.random.Generator | None = None
+
+    def svd(self):
+        """``(s, Vt)``: the sign-fixed thin SVD of the sketch rows (cached, read-only)."""
+        cached = self.__dict__.get(_SVD_CACHE)
+        if cached is None:
+            cached = sketch_svd(self.buffer[: self.n_rows])
+            for array in cached:
+                array.setflags(write=False)
+            self.__dict__[_SVD_CACHE] = cached
+        return cached
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop(_SVD_CACHE, None)  # derived, not learned: pickles stay as they were
+        return state
+
+
+#: Attribute of a :class:`SketchState` holding its cached SVD (never pickled).
+_SVD_CACHE = "_svd_cache"
 
 
 def sketch_pass(
@@ -604,14 +631,8 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return self.n_components_
 
     def _svd(self):
-        """Sign-fixed thin SVD of the sketch rows: ``(s, Vt)``."""
-        state = self._fitted_state()
-        B = state.buffer[: state.n_rows]
-        if B.shape[0] == 0:
-            return np.zeros(0), np.zeros((0, B.shape[1]))
-        U, s, Vt = thin_svd(B)
-        U, Vt = svd_flip(U, Vt, u_based_decision=False)
-        return s, Vt
+        """Sign-fixed thin SVD of the sketch rows: ``(s, Vt)``, cached on the state."""
+        return self._fitted_state().svd()
 
     def _eigen_extra(self, s):
         """What the estimator adds to ``s²`` in its eigenvalue estimates (RFD: ``Δ/2``)."""
@@ -635,8 +656,9 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """Top right singular vectors of ``B``, an array of shape (n_components_, n_features).
 
         The principal axes (of the centred data by default), sign-fixed
-        (``svd_flip``). Computed from the sketch on access
-        (``O(sketch_size² · n_features)``). Rows beyond the sketch's rank (only
+        (``svd_flip``). Computed from the sketch's SVD
+        (``O(sketch_size² · n_features)``, once per update: cached on the
+        state, as every read-out uses it). Rows beyond the sketch's rank (only
         before ``n_components_`` rows have been seen) are zero.
         """
         return self._components()[0]

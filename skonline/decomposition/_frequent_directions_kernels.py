@@ -26,6 +26,7 @@ import math
 import numpy as np
 import scipy.linalg as sla
 from sklearn.utils import gen_batches
+from sklearn.utils.extmath import svd_flip
 
 from ..utils._blas import single_blas_thread
 from ._frequent_directions_fast import (
@@ -52,6 +53,7 @@ __all__ = [
     "randomized_sparse_pass",
     "shrunk_squares",
     "sketch_solve",
+    "sketch_svd",
     "sparse_pass",
     "stacked_rows_pass",
     "thin_svd",
@@ -67,6 +69,19 @@ def thin_svd(B):
         return sla.svd(B, full_matrices=False, check_finite=False, lapack_driver="gesdd")
     except np.linalg.LinAlgError:  # pragma: no cover - rare LAPACK failure
         return sla.svd(B, full_matrices=False, check_finite=False, lapack_driver="gesvd")
+
+
+def sketch_svd(B):
+    """``(s, Vt)``: the thin SVD of the sketch rows ``B``, signs fixed by ``svd_flip``.
+
+    What every read-out of a sketch (components, variances, CFD's estimate)
+    is computed from.
+    """
+    if B.shape[0] == 0:
+        return np.zeros(0), np.zeros((0, B.shape[1]))
+    U, s, Vt = thin_svd(B)
+    U, Vt = svd_flip(U, Vt, u_based_decision=False)
+    return s, Vt
 
 
 def shrunk_squares(sq, m, variant="fd", beta=0.2):

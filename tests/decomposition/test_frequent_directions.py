@@ -496,3 +496,35 @@ def test_solve_rejects_scalars_and_warns_for_huge_covariance(monkeypatch, low_ra
         rfd.get_covariance()
     with pytest.warns(UserWarning, match="dense 10 x 10"):
         rfd.get_precision()
+
+
+# --------------------------------------------------------- cached read-outs
+def test_read_outs_share_one_svd_per_committed_state(monkeypatch, low_rank_plus_noise):
+    from skonline.decomposition import _frequent_directions_kernels as kernels
+
+    A = low_rank_plus_noise(n=120, d=10)
+    calls = {"n": 0}
+    real = kernels.thin_svd
+
+    def counting(B):
+        calls["n"] += 1
+        return real(B)
+
+    monkeypatch.setattr(kernels, "thin_svd", counting)
+    for est in (FrequentDirections(sketch_size=4, variant="cfd"), RobustFrequentDirections()):
+        est.fit(A[:60])
+        before = pickle.dumps(est)
+        calls["n"] = 0
+        expected = est.components_.copy()
+        est.explained_variance_ratio_, est.noise_variance_, est.transform(A[:3])
+        est.get_covariance(), est.get_precision(), est.solve(np.ones(10)), est.score(A)
+        assert calls["n"] == 1
+        assert pickle.dumps(est) == before  # the cache is not part of the pickle
+        assert pickle.loads(pickle.dumps(est))._state.__dict__.keys() == (
+            type(est)().fit(A[:60])._state.__dict__.keys()
+        )
+        est.partial_fit(A[60:])  # a new state: its own SVD, of the new sketch
+        fresh = type(est)(**est.get_params()).fit(A)
+        np.testing.assert_array_equal(est.components_, fresh.components_)
+        assert not np.array_equal(est.components_, expected)
+        assert calls["n"] == 3
