@@ -27,16 +27,18 @@ from libc.string cimport memcpy, memset
 from scipy.linalg.cython_blas cimport dgemm, dsyrk
 from scipy.linalg.cython_lapack cimport dsyevd
 
+from ..utils._shrink cimport (
+    VARIANT_FD, VARIANT_ISVD, VARIANT_PFD, n_kept, shrink_delta, shrunk_value,
+)
+
 import numpy as np
 
 ctypedef fused floating_in:
     float
     double
 
-cdef double EPS = np.finfo(np.float64).eps
-
-#: Variant codes of the shrink step (``shrunk_squares`` in ``_frequent_directions_kernels.py``).
-VARIANT_CODES = {"fd": 0, "pfd": 1, "isvd": 2}
+#: Variant codes of the shrink step (``utils/_shrink.pxd``).
+VARIANT_CODES = {"fd": VARIANT_FD, "pfd": VARIANT_PFD, "isvd": VARIANT_ISVD}
 
 cdef enum:
     DONE = 0
@@ -92,23 +94,35 @@ cdef inline bint all_zero(const double* row, int d) noexcept nogil:
 
 cdef int shrink(const double* lam, int n_values, int m, int variant, int pfd_q,
                 double* kept, double* delta_out) noexcept nogil:
-    """The shrink step on the squared singular values ``lam`` (descending, clipped at 0).
+    """The shrink step (``utils/_shrink.pxd``) on ``lam`` (descending, clipped at 0).
 
     Returns the number ``k`` of kept values; ``kept[:k]`` and ``delta_out``
     as :func:`skonline.decomposition._frequent_directions_kernels.shrunk_squares`.
     """
-    cdef int i, k
-    cdef double delta = lam[m - 1] if n_values >= m else 0.0
-    if n_values and delta <= n_values * EPS * lam[0]:
-        delta = 0.0  # numerically rank < m: rounding noise is not shrinkage
-    k = m - 1 if m - 1 < n_values else n_values
+    cdef int i, k = n_kept(n_values, m)
+    cdef double top = lam[0] if n_values > 0 else 0.0
+    cdef double delta = shrink_delta(lam[m - 1] if n_values >= m else 0.0, n_values, m, top)
     for i in range(k):
-        if variant == 0 or (variant == 1 and i >= m - pfd_q):
-            kept[i] = lam[i] - delta if lam[i] > delta else 0.0
-        else:
-            kept[i] = lam[i]
+        kept[i] = shrunk_value(lam[i], i, delta, m, variant, pfd_q)
     delta_out[0] = delta
     return k
+
+
+def shrink_squares(const double[::1] lam, int m, int variant, int pfd_q):
+    """The shrink step on squared singular values ``lam`` (descending, non-negative).
+
+    The Python face of ``utils/_shrink.pxd`` (through
+    :func:`~skonline.decomposition._frequent_directions_kernels.shrunk_squares`):
+    returns ``(kept, delta)``, ``kept`` a new array of ``min(m - 1, len(lam))``
+    values.
+    """
+    cdef int n_values = lam.shape[0], k = n_kept(n_values, m)
+    cdef double delta = 0.0
+    kept = np.empty(k if k > 0 else 0, dtype=np.float64)
+    cdef double[::1] out = kept
+    if n_values > 0:
+        shrink(&lam[0], n_values, m, variant, pfd_q, &out[0] if k > 0 else NULL, &delta)
+    return kept, delta
 
 
 cdef int compact(double* buf, int d, int cap, int n_orth, double* squares, int m,

@@ -39,6 +39,7 @@ from ._frequent_directions_fast import (
     csr_times_transpose,
     csr_transpose_times_dense,
     gram_pass,
+    shrink_squares,
     welford_rows,
 )
 
@@ -87,6 +88,9 @@ def sketch_svd(B):
 def shrunk_squares(sq, m, variant="fd", beta=0.2):
     """Squared singular values kept by one compaction, and the shrinkage ``δ``.
 
+    The rule is compiled once (``utils/_shrink.pxd``) for every kernel that
+    compacts a sketch; this is its Python face.
+
     Parameters
     ----------
     sq : ndarray of shape (r,)
@@ -110,25 +114,10 @@ def shrunk_squares(sq, m, variant="fd", beta=0.2):
         ``λ_m``, or 0 when the buffer has fewer than ``m`` values (a buffer of
         fewer than ``m`` rows is kept whole, as in Algorithm 1 before row ``m``).
     """
-    sq = np.maximum(sq, 0.0)
-    delta = float(sq[m - 1]) if sq.shape[0] >= m else 0.0
-    if sq.shape[0] and delta <= sq.shape[0] * np.finfo(np.float64).eps * float(sq[0]):
-        delta = 0.0  # numerically rank < m: rounding noise is not shrinkage (α stays 0)
-    k = min(m - 1, sq.shape[0])
-    top = sq[:k]
-    if variant == "fd":
-        # λ_i − λ_m can round below 0 when values tie: clip at 0.
-        kept = np.maximum(top - delta, 0.0)
-    elif variant == "pfd":
-        q = max(1, math.floor(beta * m))
-        kept = top.copy()
-        first_shrunk = m - q  # 0-based index of the first affected value
-        kept[first_shrunk:] = np.maximum(top[first_shrunk:] - delta, 0.0)
-    elif variant == "isvd":
-        kept = top.copy()
-    else:  # pragma: no cover - guarded by parameter validation
+    if variant not in VARIANT_CODES:  # pragma: no cover - guarded by parameter validation
         raise ValueError(f"unknown variant {variant!r}")
-    return kept, delta
+    lam = np.ascontiguousarray(np.maximum(sq, 0.0), dtype=np.float64)
+    return shrink_squares(lam, m, VARIANT_CODES[variant], pfd_shrunk_count(beta, m))
 
 
 def eigenvector_signs(U):
