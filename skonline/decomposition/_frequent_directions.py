@@ -15,7 +15,6 @@ scatter with FD's guarantee), with its attributes (``mean_``,
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -26,22 +25,19 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
-from sklearn.utils import check_array, gen_batches
+from sklearn.utils import check_array
 from sklearn.utils.extmath import safe_sparse_dot
 
-from ..base import MAX_ABS_VALUE, OnlineEstimator, OnlineState, ParamRecord
+from ..base import MAX_ABS_VALUE, OnlineEstimator, ParamRecord
 from ..evaluation._sketch_metrics import spectral_norm_of_difference
 from ..utils._random import as_generator
-from ..utils._rows import BLOCK_ROWS, canonical_csr
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ._frequent_directions_fast import max_abs_finite
 from ._frequent_directions_kernels import (
-    dense_pass,
-    randomized_sparse_pass,
+    SketchState,
+    merge_states,
+    sketch_pass,
     sketch_solve,
-    sketch_svd,
-    sparse_pass,
-    stacked_rows_pass,
 )
 
 __all__ = ["FrequentDirections", "RobustFrequentDirections"]
@@ -85,208 +81,6 @@ def auto_sketch_size(n_components, n_features):
     else:
         size = AUTO_FACTOR * int(n_components) + AUTO_EXTRA
     return int(max(2, min(size, int(n_features) + 1)))
-
-
-@dataclass(kw_only=True, eq=False)
-class SketchState(OnlineState):
-    """Learned state of a Frequent Directions sketch.
-
-    Attributes
-    ----------
-    buffer : ndarray of shape (capacity, n_features)
-        Rows ``[0, n_rows)`` hold the sketch ``B``; the rest are zeros.
-    squares : ndarray of shape (capacity,)
-        Squared norms of the first ``n_orth`` rows, which are orthogonal (the
-        rows kept by the last compaction); the rest are zeros.
-    n_rows, n_orth : int
-    sketch_size : int
-        The sketch size ``m`` (``"auto"`` resolved at the first call).
-    mean : ndarray of shape (n_features,)
-        Mean of the rows seen (zeros without centring).
-    m2 : ndarray of shape (n_features,)
-        Per-feature sums of the squared streamed rows: the diagonal of the
-        exact (centred) scatter matrix.
-    n_compactions : int
-    shrinkage : float
-        ``Δ``, the sum of the subtracted ``σ_m²`` (and of the certified
-        residuals of randomized sparse blocks).
-    alpha : float
-        The ridge term (``alpha0 + Δ/2`` for RFD, 0 for FD).
-    rng : numpy.random.Generator or None
-        Draws the random test matrices of randomized sparse blocks.
-
-    Notes
-    -----
-    A committed state is never written into, so the SVD of its sketch, which
-    every read-out needs, is computed once and cached on the object
-    (:meth:`svd`). The cache is not part of the state: it is left out of
-    pickles and copies, and a state made by :func:`dataclasses.replace` starts
-    without it.
-    """
-
-    buffer: np.ndarray
-    squares: np.ndarray
-    n_rows: int = 0
-    n_orth: int = 0
-    sketch_size: int
-    mean: np.ndarray
-    m2: np.ndarray
-    n_compactions: int = 0
-    shrinkage: float = 0.0
-    alpha: float = 0.0
-    rng: np.random.Generator | None = None
-
-    def svd(self):
-        """``(s, Vt)``: the sign-fixed thin SVD of the sketch rows (cached, read-only)."""
-        cached = self.__dict__.get(_SVD_CACHE)
-        if cached is None:
-            cached = sketch_svd(self.buffer[: self.n_rows])
-            for array in cached:
-                array.setflags(write=False)
-            self.__dict__[_SVD_CACHE] = cached
-        return cached
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop(_SVD_CACHE, None)  # derived, not learned: pickles stay as they were
-        return state
-
-
-#: Attribute of a :class:`SketchState` holding its cached SVD (never pickled).
-_SVD_CACHE = "_svd_cache"
-
-
-def sketch_pass(
-    state,
-    X,
-    *,
-    variant="fd",
-    beta=0.2,
-    method="gram",
-    robust=False,
-    center=True,
-    skip_zero_rows=False,
-    sparse_solver="exact",
-):
-    """Stream the rows of ``X`` into a copy of the sketch; return the new state.
-
-    A pure kernel: ``state`` is never written into. Dense rows go through the
-    compiled Gram-block pass, CSR rows through the sparse-block pass (or the
-    randomized one), both from :mod:`skonline.decomposition._frequent_directions_kernels`.
-    """
-    m = state.sketch_size
-    buffer, squares = state.buffer.copy(), state.squares.copy()
-    mean, m2 = state.mean.copy(), state.m2.copy()
-    n_rows, n_orth, count = state.n_rows, state.n_orth, state.n_samples_seen
-    rng = state.rng
-    common = {"m": m, "variant": "fd" if variant == "cfd" else variant, "beta": beta}
-    if not sp.issparse(X):
-        n_rows, n_orth, count, deltas = dense_pass(
-            buffer, squares, n_rows, n_orth, X, mean, m2, count,
-            method=method, center=center, skip_zero_rows=skip_zero_rows, **common,
-        )  # fmt: skip
-    elif method == "svd":  # the textbook route: densified a block of rows at a time
-        deltas = []
-        for sl in gen_batches(X.shape[0], BLOCK_ROWS):
-            n_rows, n_orth, count, more = dense_pass(
-                buffer, squares, n_rows, n_orth, X[sl].toarray(), mean, m2, count,
-                method=method, center=center, skip_zero_rows=skip_zero_rows, **common,
-            )  # fmt: skip
-            deltas += more
-    elif sparse_solver == "randomized":
-        rng = copy_generator(rng)
-        n_rows, n_orth, mean, m2, count, deltas = randomized_sparse_pass(
-            buffer, squares, n_rows, n_orth, canonical_csr(X), mean, m2, count,
-            rng=rng, center=center, **common,
-        )  # fmt: skip
-    else:
-        n_rows, n_orth, mean, m2, count, deltas = sparse_pass(
-            buffer, squares, n_rows, n_orth, canonical_csr(X), mean, m2, count,
-            center=center, skip_zero_rows=skip_zero_rows, **common,
-        )  # fmt: skip
-    return finished_state(
-        state, buffer, squares, n_rows, n_orth, mean, m2, deltas, robust,
-        n_samples_seen=count, rng=rng,
-    )  # fmt: skip
-
-
-def finished_state(state, buffer, squares, n_rows, n_orth, mean, m2, deltas, robust, **fields):
-    """The new state after a pass or a merge: unused rows zeroed, shrinkages added.
-
-    ``deltas`` are the shrinkages added to ``Δ`` in order (for RFD ``α`` grows
-    by half of each, Alg. 5); every one counts as a compaction except those
-    ``fields`` override.
-    """
-    buffer[n_rows:] = 0.0  # unused rows canonical (deterministic pickles)
-    squares[n_orth:] = 0.0
-    shrinkage, alpha = state.shrinkage, state.alpha
-    for delta in deltas:
-        shrinkage += delta
-        if robust:
-            alpha += delta / 2.0
-    fields.setdefault("n_compactions", state.n_compactions + len(deltas))
-    return dataclasses.replace(
-        state,
-        buffer=buffer,
-        squares=squares,
-        n_rows=n_rows,
-        n_orth=n_orth,
-        mean=mean,
-        m2=m2,
-        shrinkage=shrinkage,
-        alpha=alpha,
-        **fields,
-    )
-
-
-def copy_generator(rng):
-    """A copy of a generator (the pass must not advance the committed one)."""
-    if rng is None:
-        return None
-    new = np.random.Generator(type(rng.bit_generator)())
-    new.bit_generator.state = rng.bit_generator.state
-    return new
-
-
-def merge_states(first, second, *, variant="fd", beta=0.2, robust=False, center=True):
-    """The sketch of two disjoint streams from their sketches (a new state).
-
-    ``second``'s sketch rows are streamed into a copy of ``first``'s, plus, for
-    centred sketches, the mean-correction row
-    ``sqrt(n₁n₂/(n₁+n₂)) (μ₁ − μ₂)``: the scatter of the union is
-    ``S₁ + S₂ + n₁n₂/(n₁+n₂) (μ₁ − μ₂)(μ₁ − μ₂)ᵀ`` exactly. Shrinkages add up,
-    means and per-feature sums of squares combine exactly (Chan et al.).
-    """
-    n1, n2 = first.n_samples_seen, second.n_samples_seen
-    rows = second.buffer[: second.n_rows]
-    if center and n1 and n2:
-        diff = first.mean - second.mean
-        correction = np.sqrt(n1 * n2 / (n1 + n2)) * diff
-        rows = np.vstack([rows, correction[None, :]])
-    buffer, squares = first.buffer.copy(), first.squares.copy()
-    n_rows, n_orth, deltas = stacked_rows_pass(
-        buffer,
-        squares,
-        first.n_rows,
-        first.n_orth,
-        rows,
-        m=first.sketch_size,
-        variant="fd" if variant == "cfd" else variant,
-        beta=beta,
-    )
-    total = n1 + n2
-    if center and total:
-        diff = second.mean - first.mean
-        mean = first.mean + diff * (n2 / total)
-        m2 = first.m2 + second.m2 + diff * diff * (n1 * n2 / total)
-    else:
-        mean, m2 = first.mean.copy(), first.m2 + second.m2
-    return finished_state(
-        first, buffer, squares, n_rows, n_orth, mean, m2, [*deltas, second.shrinkage], robust,
-        n_compactions=first.n_compactions + second.n_compactions + len(deltas),
-        n_samples_seen=total,
-        rng=copy_generator(first.rng),
-    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -21,17 +21,23 @@ and subtracts ``δ = λ_m`` from each (the SHRINK step of Algorithms 1, 2, 4, 5)
 
 from __future__ import annotations
 
-import math
+import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 from sklearn.utils import gen_batches
 from sklearn.utils.extmath import svd_flip
 
+from ..base import OnlineState
 from ..utils._blas import single_blas_thread
+from ..utils._rows import BLOCK_ROWS, canonical_csr
 from ._frequent_directions_fast import (
     STATUS_DONE,
     VARIANT_CODES,
+    ShrinkRule,
+    SketchBuffer,
     add_transpose_times_csr,
     csr_column_sums,
     csr_gram,
@@ -44,15 +50,22 @@ from ._frequent_directions_fast import (
 )
 
 __all__ = [
+    "ShrinkRule",
+    "SketchBuffer",
+    "SketchState",
     "WelfordBlock",
     "apply_inverse",
     "block_statistics",
     "compact",
     "compact_with_block",
+    "copy_generator",
     "dense_pass",
+    "finished_state",
     "gram_eigenbasis",
+    "merge_states",
     "randomized_sparse_pass",
     "shrunk_squares",
+    "sketch_pass",
     "sketch_solve",
     "sketch_svd",
     "sparse_pass",
@@ -117,7 +130,7 @@ def shrunk_squares(sq, m, variant="fd", beta=0.2):
     if variant not in VARIANT_CODES:  # pragma: no cover - guarded by parameter validation
         raise ValueError(f"unknown variant {variant!r}")
     lam = np.ascontiguousarray(np.maximum(sq, 0.0), dtype=np.float64)
-    return shrink_squares(lam, m, VARIANT_CODES[variant], pfd_shrunk_count(beta, m))
+    return shrink_squares(lam, ShrinkRule(m, variant, beta))
 
 
 def eigenvector_signs(U):
@@ -195,134 +208,98 @@ def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
 WELFORD_BLOCK_ROWS = 4096
 
 
-def pfd_shrunk_count(beta, m):
-    """PFD's number ``q`` of shrunk values among the top ``m``."""
-    return max(1, math.floor(beta * m))
-
-
 def max_compactions(n_rows, n, capacity, m):
     """Upper bound on the compactions of ``n`` rows streamed into a buffer of ``n_rows``."""
     per = max(capacity - (m - 1), 1)
     return (n_rows + n) // per + 2
 
 
-def compact_buffer_svd(buffer, squares, m, variant, beta):
-    """Compact the full ``buffer`` in place by the SVD route; returns ``(k, delta)``."""
-    rows, kept, delta = compact(buffer, m, variant, beta, method="svd")
+def compact_buffer_svd(sketch, rule):
+    """Compact the full buffer in place by the SVD route; returns the shrinkage ``δ``."""
+    rows, kept, delta = compact(sketch.buffer, rule.m, rule.variant, rule.beta, method="svd")
     k = rows.shape[0]
-    buffer[:k] = rows
-    squares[:k] = kept
-    return k, delta
+    sketch.buffer[:k] = rows
+    sketch.squares[:k] = kept
+    sketch.n_rows = sketch.n_orth = k
+    return delta
 
 
-def dense_pass(
-    buffer,
-    squares,
-    n_rows,
-    n_orth,
-    X,
-    mean,
-    m2,
-    count,
-    *,
-    m,
-    variant="fd",
-    beta=0.2,
-    method="gram",
-    center=True,
-    skip_zero_rows=False,
-):
-    """Stream the rows of a dense batch into a sketch buffer (in place).
+def dense_pass(sketch, X, rule, *, method="gram", center=True, skip_zero_rows=False):
+    """Stream the rows of a dense batch into a sketch (in place).
 
     Each row is written into the buffer (Welford-centred with ``center``:
     ``r_t = sqrt((t-1)/t)(x_t - μ_{t-1})``, whose outer products sum to the
     centred scatter exactly); a full buffer is compacted. ``"gram"`` runs the
-    compiled pass (:func:`skonline.decomposition._frequent_directions_fast.gram_pass`: Gram blocks
-    of the new rows only, one ``dsyevd`` per compaction), with the SVD route
-    for a compaction whose Gram matrix is not finite or whose eigensolver
-    fails; ``"svd"`` compacts by a thin SVD of the buffer (the textbook route).
+    compiled pass (:func:`skonline.decomposition._frequent_directions_fast.gram_pass`:
+    Gram blocks of the new rows only, one ``dsyevd`` per compaction), with the
+    SVD route for a compaction whose Gram matrix is not finite or whose
+    eigensolver fails; ``"svd"`` compacts by a thin SVD of the buffer (the
+    textbook route).
 
-    ``buffer``, ``squares``, ``mean`` and ``m2`` are the caller's own copies and
-    are updated in place; ``X`` is only read. A compaction happens exactly when
-    the buffer is full, so any split of a stream into batches gives the same
-    sketch bit for bit.
+    ``sketch`` (a :class:`SketchBuffer`: the caller's own copies of the state
+    arrays) is updated in place; ``X`` is only read. A compaction happens
+    exactly when the buffer is full, so any split of a stream into batches
+    gives the same sketch bit for bit.
 
     Returns
     -------
-    n_rows, n_orth, count : int
     deltas : list of float
         The shrinkage ``δ`` of each compaction, in order.
     """
     with single_blas_thread():
         if method == "gram":
-            return _gram_dense_pass(
-                buffer, squares, n_rows, n_orth, X, mean, m2, count,
-                m, variant, beta, center, skip_zero_rows,
-            )  # fmt: skip
+            return _gram_dense_pass(sketch, X, rule, center, skip_zero_rows)
         deltas: list[float] = []
         for sl in gen_batches(X.shape[0], WELFORD_BLOCK_ROWS):
-            R, count = welford_rows(X[sl], mean, m2, count, center)
-            n_rows, n_orth = _append_dense_rows(
-                buffer, squares, n_rows, n_orth, R, m, variant, beta, skip_zero_rows, deltas
-            )
-        return n_rows, n_orth, count, deltas
+            R = welford_rows(sketch, X[sl], center)
+            _append_dense_rows(sketch, R, rule, skip_zero_rows, deltas)
+        return deltas
 
 
-def _gram_dense_pass(
-    buffer, squares, n_rows, n_orth, X, mean, m2, count, m, variant, beta, center, skip
-):
-    code = VARIANT_CODES[variant]
-    q = pfd_shrunk_count(beta, m)
-    out = np.empty(max_compactions(n_rows, X.shape[0], buffer.shape[0], m))
+def _gram_dense_pass(sketch, X, rule, center, skip):
+    out = np.empty(max_compactions(sketch.n_rows, X.shape[0], sketch.buffer.shape[0], rule.m))
     deltas = []
     start = 0
     while True:
-        n_rows, n_orth, count, n_done, stop, status = gram_pass(
-            buffer, squares, n_rows, n_orth, X, start, m, code, q, center, skip, mean, m2,
-            count, out,
-        )  # fmt: skip
+        n_done, stop, status = gram_pass(sketch, rule, X, start, center, skip, out)
         deltas.extend(out[:n_done].tolist())
         if status == STATUS_DONE:
-            return n_rows, n_orth, count, deltas
+            return deltas
         # The Gram matrix overflowed or the eigensolver failed: this compaction by SVD.
-        k, delta = compact_buffer_svd(buffer, squares, m, variant, beta)
-        deltas.append(delta)
-        n_rows = n_orth = k
+        deltas.append(compact_buffer_svd(sketch, rule))
         start = stop
 
 
-def _append_dense_rows(buffer, squares, n_rows, n_orth, R, m, variant, beta, skip, deltas):
+def _append_dense_rows(sketch, R, rule, skip, deltas):
     """Append already-streamed rows ``R`` (SVD route), compacting when the buffer is full."""
-    capacity = buffer.shape[0]
+    capacity = sketch.buffer.shape[0]
     if skip and R.shape[0]:
         R = R[np.any(R != 0, axis=1)]
     start, n = 0, R.shape[0]
     while start < n:
-        take = min(n - start, capacity - n_rows)
-        buffer[n_rows : n_rows + take] = R[start : start + take]
-        n_rows += take
+        take = min(n - start, capacity - sketch.n_rows)
+        sketch.buffer[sketch.n_rows : sketch.n_rows + take] = R[start : start + take]
+        sketch.n_rows += take
         start += take
-        if n_rows == capacity:
-            n_rows, delta = compact_buffer_svd(buffer, squares, m, variant, beta)
-            n_orth = n_rows
-            deltas.append(delta)
-    return n_rows, n_orth
+        if sketch.n_rows == capacity:
+            deltas.append(compact_buffer_svd(sketch, rule))
 
 
-def stacked_rows_pass(buffer, squares, n_rows, n_orth, rows, *, m, variant="fd", beta=0.2):
+def stacked_rows_pass(sketch, rows, rule):
     """Append rows that are already sketch rows (a merge, a randomized block), in place.
 
-    The rows are not centred again and do not count as samples. Returns
-    ``(n_rows, n_orth, deltas)``.
+    The rows are not centred again and do not count as samples: the sketch's
+    buffer and counters change, its mean, sums of squares and count do not.
+    Returns the shrinkages of the compactions.
     """
-    d = buffer.shape[1]
-    scratch_mean, scratch_m2 = np.zeros(d), np.zeros(d)
+    d = sketch.buffer.shape[1]
+    scratch = SketchBuffer(
+        sketch.buffer, sketch.squares, np.zeros(d), np.zeros(d), sketch.n_rows, sketch.n_orth
+    )
     rows = np.ascontiguousarray(rows, dtype=np.float64)
-    n_rows, n_orth, _, deltas = dense_pass(
-        buffer, squares, n_rows, n_orth, rows, scratch_mean, scratch_m2, 0,
-        m=m, variant=variant, beta=beta, center=False,
-    )  # fmt: skip
-    return n_rows, n_orth, deltas
+    deltas = dense_pass(scratch, rows, rule, center=False)
+    sketch.n_rows, sketch.n_orth = scratch.n_rows, scratch.n_orth
+    return deltas
 
 
 # --------------------------------------------------- implicit Welford rows of a block
@@ -501,8 +478,8 @@ def block_statistics(X, mean, m2, count, center):
     return chan_update(mean, m2, count, col_sum, col_sq, X.shape[0], center)
 
 
-def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, variant, beta, out=None):
-    """Compact the buffer rows together with the rows ``keep`` of a Welford block (in place).
+def compact_with_block(sketch, block, keep, rule, *, out=None):
+    """Compact the sketch's rows together with the rows ``keep`` of a Welford block (in place).
 
     The Gram matrix of ``[D; R_keep]`` (``D = buffer[:n_rows]``) is built from
     its blocks: diagonal for the ``n_orth`` orthogonal rows, sparse products
@@ -511,8 +488,12 @@ def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, varia
     (the centring's rank-one part ``(uᵀW) s0ᵀ`` rides along as one more row)
     plus a sparse one. They are written into ``buffer[:k]``, or into
     ``out[:k]`` when given (``buffer`` is then left as it was, but for its
-    row ``n_rows``). Returns ``(k, delta)``.
+    row ``n_rows``); the kept squared norms into ``squares[:k]``. Returns
+    ``(k, delta)``; the sketch's counters are the caller's to set.
     """
+    buffer, squares = sketch.buffer, sketch.squares
+    n_rows, n_orth = sketch.n_rows, sketch.n_orth
+    m, variant, beta = rule.m, rule.variant, rule.beta
     d = buffer.shape[1]
     D = buffer[:n_rows]
     r, b = n_orth, keep.size
@@ -582,23 +563,8 @@ def _kept_rows(X, count, center, skip):
     return np.diff(X.indptr) > 0
 
 
-def sparse_pass(
-    buffer,
-    squares,
-    n_rows,
-    n_orth,
-    X,
-    mean,
-    m2,
-    count,
-    *,
-    m,
-    variant="fd",
-    beta=0.2,
-    center=True,
-    skip_zero_rows=False,
-):
-    """Stream the rows of a CSR batch into a sketch buffer, keeping them sparse.
+def sparse_pass(sketch, X, rule, *, center=True, skip_zero_rows=False):
+    """Stream the rows of a CSR batch into a sketch, keeping them sparse (in place).
 
     The same compaction schedule as :func:`dense_pass` (a compaction when the
     buffer would be full), so CSR and dense input give the same sketch up to
@@ -609,21 +575,23 @@ def sparse_pass(
     the end of the call (fewer than a compaction needs) are written into the
     buffer densely, as :func:`dense_pass` writes them.
 
-    Returns ``(n_rows, n_orth, mean, m2, count, deltas)`` (new ``mean`` and
-    ``m2`` arrays; ``buffer`` and ``squares`` updated in place).
+    Returns the shrinkages of the compactions; the sketch gets new ``mean``
+    and ``m2`` arrays, its buffer and squared norms are updated in place.
     """
+    buffer = sketch.buffer
     capacity, d = buffer.shape
+    count, mean = sketch.count, sketch.mean
     keep_all = _kept_rows(X, count, center, skip_zero_rows)
     kept_before = np.concatenate([[0], np.cumsum(keep_all)])
     rows = CsrRows.from_csr(X)
     s_prev = count * mean  # the running sum before this call
     call_sum, call_sq = np.zeros(d), np.zeros(d)
-    current, spare = buffer, np.empty_like(buffer)
+    spare = np.empty_like(buffer)
     deltas = []
     start, n = 0, X.shape[0]
     with single_blas_thread():
         while start < n:
-            need = capacity - n_rows
+            need = capacity - sketch.n_rows
             # the block ends at the row that fills the buffer
             stop = int(np.searchsorted(kept_before, kept_before[start] + need, side="left"))
             if stop > n:
@@ -631,26 +599,22 @@ def sparse_pass(
             Xb = rows.rows(start, stop)
             block = WelfordBlock(Xb, count + start, s_prev + call_sum, center)
             keep = np.flatnonzero(keep_all[start:stop])
-            k, delta = compact_with_block(
-                current, squares, n_rows, n_orth, block, keep,
-                m=m, variant=variant, beta=beta, out=spare,
-            )  # fmt: skip
-            current, spare = spare, current
+            k, delta = compact_with_block(sketch, block, keep, rule, out=spare)
+            sketch.buffer, spare = spare, sketch.buffer
             deltas.append(delta)
-            n_rows = n_orth = k
+            sketch.n_rows = sketch.n_orth = k
             Xb.add_column_sums(call_sum, call_sq)
             start = stop
-        if current is not buffer:
-            buffer[:n_rows] = current[:n_rows]
-        mean, m2, count = chan_update(mean, m2, count, call_sum, call_sq, start, center)
+        if sketch.buffer is not buffer:
+            buffer[: sketch.n_rows] = sketch.buffer[: sketch.n_rows]
+            sketch.buffer = buffer
+        sketch.mean, sketch.m2, sketch.count = chan_update(
+            mean, sketch.m2, count, call_sum, call_sq, start, center
+        )
         if start < n:  # the rest fits in the buffer: written densely, as dense_pass would
             rest = rows.rows(start, n).toarray()
-            n_rows, n_orth, count, more = dense_pass(
-                buffer, squares, n_rows, n_orth, rest, mean, m2, count,
-                m=m, variant=variant, beta=beta, center=center, skip_zero_rows=skip_zero_rows,
-            )  # fmt: skip
-            deltas += more
-    return n_rows, n_orth, mean, m2, count, deltas
+            deltas += dense_pass(sketch, rest, rule, center=center, skip_zero_rows=skip_zero_rows)
+    return deltas
 
 
 # ------------------------------------------------- randomized sparse blocks
@@ -737,22 +701,7 @@ def randomized_block_rows(block, fro2, m, rng):
     return None
 
 
-def randomized_sparse_pass(
-    buffer,
-    squares,
-    n_rows,
-    n_orth,
-    X,
-    mean,
-    m2,
-    count,
-    *,
-    m,
-    rng,
-    variant="fd",
-    beta=0.2,
-    center=True,
-):
+def randomized_sparse_pass(sketch, X, rule, *, rng, center=True):
     """Stream a CSR batch by randomized blocks (sparse Frequent Directions).
 
     Ghashami, Liberty & Phillips (2016): consecutive rows are gathered into
@@ -769,9 +718,12 @@ def randomized_sparse_pass(
     call is compressed at its end, so the sketch depends on how the stream is
     split (as it depends on the random draws).
 
-    Returns ``(n_rows, n_orth, mean, m2, count, deltas)``.
+    Returns the shrinkages (and certified residuals); the sketch gets new
+    ``mean`` and ``m2`` arrays, its buffer and squared norms are updated in
+    place.
     """
-    capacity, d = buffer.shape
+    capacity, d = sketch.buffer.shape
+    m = rule.m
     budget = RANDOMIZED_BLOCK_NNZ * capacity * d
     indptr = X.indptr
     rows = CsrRows.from_csr(X)
@@ -782,65 +734,62 @@ def randomized_sparse_pass(
             stop = int(np.searchsorted(indptr, indptr[start] + budget, side="left"))
             stop = min(max(stop, start + 1), n)
             Xb = rows.rows(start, stop)
+            count, mean, m2 = sketch.count, sketch.mean, sketch.m2
             block = WelfordBlock(Xb, count, count * mean, center)
-            new_mean, new_m2, new_count = block_statistics(Xb, mean, m2, count, center)
-            fro2 = float(np.sum(new_m2) - np.sum(m2))
+            new_moments = block_statistics(Xb, mean, m2, count, center)
+            fro2 = float(np.sum(new_moments[1]) - np.sum(m2))
             b = stop - start
-            if b <= capacity - n_rows:
+            if b <= capacity - sketch.n_rows:
                 compressed = None  # fits in the buffer as it is: no need to compress
             else:
                 compressed = randomized_block_rows(block, max(fro2, 0.0), m, rng)
             if compressed is None:
-                keep = np.arange(b)
-                n_rows, n_orth, more = _exact_block(
-                    buffer, squares, n_rows, n_orth, block, keep, m, variant, beta
-                )
-                deltas += more
+                deltas += _exact_block(sketch, block, np.arange(b), rule)
             else:
                 P, residual = compressed
-                n_rows, n_orth, more = stacked_rows_pass(
-                    buffer, squares, n_rows, n_orth, P, m=m, variant=variant, beta=beta
-                )
-                deltas += more
+                deltas += stacked_rows_pass(sketch, P, rule)
                 deltas.append(residual)
-            mean, m2, count = new_mean, new_m2, new_count
+            sketch.mean, sketch.m2, sketch.count = new_moments
             start = stop
-    return n_rows, n_orth, mean, m2, count, deltas
+    return deltas
 
 
-def _exact_block(buffer, squares, n_rows, n_orth, block, keep, m, variant, beta):
-    """A Welford block through exact compactions, at most a buffer's worth of rows at a time."""
+def _exact_block(sketch, block, keep, rule):
+    """A Welford block through exact compactions, at most a buffer's worth of rows at a time.
+
+    The sketch's buffer and counters change; its mean, sums of squares and
+    count are the caller's to update.
+    """
+    buffer = sketch.buffer
     capacity = buffer.shape[0]
     deltas: list[float] = []
-    if keep.size <= capacity - n_rows:  # fits: dense rows appended
+    if keep.size <= capacity - sketch.n_rows:  # fits: dense rows appended
         rows = block.dense()[keep]
         k = rows.shape[0]
-        buffer[n_rows : n_rows + k] = rows
-        return n_rows + k, n_orth, deltas
+        buffer[sketch.n_rows : sketch.n_rows + k] = rows
+        sketch.n_rows += k
+        return deltas
     # pieces of consecutive rows, each filling the buffer (the last one appended)
     Xb = block.X
     n = Xb.shape[0]
     partial = np.zeros(block.shape[1])
     start = 0
     while start < n:
-        need = capacity - n_rows
+        need = capacity - sketch.n_rows
         stop = min(start + need, n)
         piece_rows = Xb.rows(start, stop)
         piece = WelfordBlock(piece_rows, block.t0 + start, block.s0 + partial, block.center)
         if stop - start < need:
             dense = piece.dense()
-            buffer[n_rows : n_rows + dense.shape[0]] = dense
-            n_rows += dense.shape[0]
+            buffer[sketch.n_rows : sketch.n_rows + dense.shape[0]] = dense
+            sketch.n_rows += dense.shape[0]
         else:
-            k, delta = compact_with_block(
-                buffer, squares, n_rows, n_orth, piece, np.arange(stop - start),
-                m=m, variant=variant, beta=beta,
-            )  # fmt: skip
+            k, delta = compact_with_block(sketch, piece, np.arange(stop - start), rule)
             deltas.append(delta)
-            n_rows = n_orth = k
+            sketch.n_rows = sketch.n_orth = k
         piece_rows.add_column_sums(partial, np.zeros(block.shape[1]))
         start = stop
-    return n_rows, n_orth, deltas
+    return deltas
 
 
 def gram_eigenbasis(G, n_features, alpha, rtol=1e-12):
@@ -909,3 +858,196 @@ def sketch_solve(B, alpha, V, *, rtol=1e-12):
     """
     basis = gram_eigenbasis(B @ B.T, B.shape[1], alpha, rtol)
     return apply_inverse(B, alpha, basis, V, B @ V)
+
+
+# ------------------------------------------------- the state and its passes
+@dataclass(kw_only=True, eq=False)
+class SketchState(OnlineState):
+    """Learned state of a Frequent Directions sketch.
+
+    Attributes
+    ----------
+    buffer : ndarray of shape (capacity, n_features)
+        Rows ``[0, n_rows)`` hold the sketch ``B``; the rest are zeros.
+    squares : ndarray of shape (capacity,)
+        Squared norms of the first ``n_orth`` rows, which are orthogonal (the
+        rows kept by the last compaction); the rest are zeros.
+    n_rows, n_orth : int
+    sketch_size : int
+        The sketch size ``m`` (``"auto"`` resolved at the first call).
+    mean : ndarray of shape (n_features,)
+        Mean of the rows seen (zeros without centring).
+    m2 : ndarray of shape (n_features,)
+        Per-feature sums of the squared streamed rows: the diagonal of the
+        exact (centred) scatter matrix.
+    n_compactions : int
+    shrinkage : float
+        ``Δ``, the sum of the subtracted ``σ_m²`` (and of the certified
+        residuals of randomized sparse blocks).
+    alpha : float
+        The ridge term (``alpha0 + Δ/2`` for RFD, 0 for FD).
+    rng : numpy.random.Generator or None
+        Draws the random test matrices of randomized sparse blocks.
+
+    Notes
+    -----
+    A committed state is never written into, so the SVD of its sketch, which
+    every read-out needs, is computed once and cached on the object
+    (:meth:`svd`). The cache is not part of the state: it is left out of
+    pickles and copies, and a state made by :func:`dataclasses.replace` starts
+    without it.
+    """
+
+    buffer: np.ndarray
+    squares: np.ndarray
+    n_rows: int = 0
+    n_orth: int = 0
+    sketch_size: int
+    mean: np.ndarray
+    m2: np.ndarray
+    n_compactions: int = 0
+    shrinkage: float = 0.0
+    alpha: float = 0.0
+    rng: np.random.Generator | None = None
+
+    def svd(self):
+        """``(s, Vt)``: the sign-fixed thin SVD of the sketch rows (cached, read-only)."""
+        cached = self.__dict__.get(_SVD_CACHE)
+        if cached is None:
+            cached = sketch_svd(self.buffer[: self.n_rows])
+            for array in cached:
+                array.setflags(write=False)
+            self.__dict__[_SVD_CACHE] = cached
+        return cached
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop(_SVD_CACHE, None)  # derived, not learned: pickles stay as they were
+        return state
+
+
+#: Attribute of a :class:`SketchState` holding its cached SVD (never pickled).
+_SVD_CACHE = "_svd_cache"
+
+
+def sketch_pass(
+    state,
+    X,
+    *,
+    variant="fd",
+    beta=0.2,
+    method="gram",
+    robust=False,
+    center=True,
+    skip_zero_rows=False,
+    sparse_solver="exact",
+):
+    """Stream the rows of ``X`` into a copy of the sketch; return the new state.
+
+    A pure kernel: ``state`` is never written into. Dense rows go through the
+    compiled Gram-block pass (:func:`dense_pass`), CSR rows through the
+    sparse-block pass (:func:`sparse_pass`) or the randomized one
+    (:func:`randomized_sparse_pass`).
+    """
+    sketch = SketchBuffer(
+        state.buffer.copy(),
+        state.squares.copy(),
+        state.mean.copy(),
+        state.m2.copy(),
+        state.n_rows,
+        state.n_orth,
+        state.n_samples_seen,
+    )
+    rule = ShrinkRule(state.sketch_size, "fd" if variant == "cfd" else variant, beta)
+    rng = state.rng
+    options = {"center": center, "skip_zero_rows": skip_zero_rows}
+    if not sp.issparse(X):
+        deltas = dense_pass(sketch, X, rule, method=method, **options)
+    elif method == "svd":  # the textbook route: densified a block of rows at a time
+        deltas = []
+        for sl in gen_batches(X.shape[0], BLOCK_ROWS):
+            deltas += dense_pass(sketch, X[sl].toarray(), rule, method=method, **options)
+    elif sparse_solver == "randomized":
+        rng = copy_generator(rng)
+        deltas = randomized_sparse_pass(sketch, canonical_csr(X), rule, rng=rng, center=center)
+    else:
+        deltas = sparse_pass(sketch, canonical_csr(X), rule, **options)
+    return finished_state(state, sketch, deltas, robust, n_samples_seen=sketch.count, rng=rng)
+
+
+def finished_state(state, sketch, deltas, robust, **fields):
+    """The new state after a pass or a merge: unused rows zeroed, shrinkages added.
+
+    ``sketch`` is the :class:`SketchBuffer` the pass filled. ``deltas`` are
+    the shrinkages added to ``Δ`` in order (for RFD ``α`` grows by half of
+    each, Alg. 5); every one counts as a compaction except those ``fields``
+    override.
+    """
+    buffer, squares = sketch.buffer, sketch.squares
+    buffer[sketch.n_rows :] = 0.0  # unused rows canonical (deterministic pickles)
+    squares[sketch.n_orth :] = 0.0
+    shrinkage, alpha = state.shrinkage, state.alpha
+    for delta in deltas:
+        shrinkage += delta
+        if robust:
+            alpha += delta / 2.0
+    fields.setdefault("n_compactions", state.n_compactions + len(deltas))
+    return dataclasses.replace(
+        state,
+        buffer=buffer,
+        squares=squares,
+        n_rows=int(sketch.n_rows),
+        n_orth=int(sketch.n_orth),
+        mean=sketch.mean,
+        m2=sketch.m2,
+        shrinkage=shrinkage,
+        alpha=alpha,
+        **fields,
+    )
+
+
+def copy_generator(rng):
+    """A copy of a generator (the pass must not advance the committed one)."""
+    if rng is None:
+        return None
+    new = np.random.Generator(type(rng.bit_generator)())
+    new.bit_generator.state = rng.bit_generator.state
+    return new
+
+
+def merge_states(first, second, *, variant="fd", beta=0.2, robust=False, center=True):
+    """The sketch of two disjoint streams from their sketches (a new state).
+
+    ``second``'s sketch rows are streamed into a copy of ``first``'s, plus, for
+    centred sketches, the mean-correction row
+    ``sqrt(n₁n₂/(n₁+n₂)) (μ₁ − μ₂)``: the scatter of the union is
+    ``S₁ + S₂ + n₁n₂/(n₁+n₂) (μ₁ − μ₂)(μ₁ − μ₂)ᵀ`` exactly. Shrinkages add up,
+    means and per-feature sums of squares combine exactly (Chan et al.).
+    """
+    n1, n2 = first.n_samples_seen, second.n_samples_seen
+    rows = second.buffer[: second.n_rows]
+    if center and n1 and n2:
+        diff = first.mean - second.mean
+        correction = np.sqrt(n1 * n2 / (n1 + n2)) * diff
+        rows = np.vstack([rows, correction[None, :]])
+    total = n1 + n2
+    if center and total:
+        diff = second.mean - first.mean
+        mean = first.mean + diff * (n2 / total)
+        m2 = first.m2 + second.m2 + diff * diff * (n1 * n2 / total)
+    else:
+        mean, m2 = first.mean.copy(), first.m2 + second.m2
+    sketch = SketchBuffer(
+        first.buffer.copy(), first.squares.copy(), mean, m2, first.n_rows, first.n_orth
+    )
+    rule = ShrinkRule(first.sketch_size, "fd" if variant == "cfd" else variant, beta)
+    deltas = stacked_rows_pass(sketch, rows, rule)
+    return finished_state(
+        first,
+        sketch,
+        [*deltas, second.shrinkage],
+        robust,
+        n_compactions=first.n_compactions + second.n_compactions + len(deltas),
+        n_samples_seen=total,
+        rng=copy_generator(first.rng),
+    )
