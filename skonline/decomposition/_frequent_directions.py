@@ -760,7 +760,31 @@ def _check_finite_magnitude(X):
     return float(largest)
 
 
-_COMMON_PARAMS = """\
+class FrequentDirections(_BaseFrequentDirections):
+    """Frequent Directions: a deterministic streaming sketch of the scatter matrix.
+
+    Streams the rows of ``A`` (n × d), centred by default, into a sketch ``B``
+    of at most ``2 · sketch_size`` rows such that, for every ``k < sketch_size``,
+
+        ``0 ⪯ SᵀS − BᵀB ⪯ Δ·I``  and  ``Δ ≤ ‖S − S_k‖_F² / (sketch_size − k)``
+
+    for the centred data ``S = A − 1μᵀ`` (``A`` with ``center=False``; Luo
+    et al. 2019, eq. 1, Lemma 4 and Lemma 5 for the doubling buffer; Liberty
+    2013; the paper's Alg. 4 prints its input as ``B^(0)``, read ``B^(m−1)``)
+    — for ``variant="fd"``; ``"cfd"`` keeps the error within ``±Δ``,
+    ``"pfd"`` has a weaker bound and ``"isvd"`` none. Default: the
+    doubling-buffer Algorithm 4 of the paper, amortised
+    ``O(sketch_size · n_features)`` time per row and
+    ``O(sketch_size · n_features)`` memory.
+
+    ``transform`` projects the centred rows on the top right singular vectors
+    of the sketch. For a full-rank, better conditioned estimate with half the
+    error bound, use :class:`RobustFrequentDirections`.
+
+    Read more in the :ref:`User Guide <sketching>`.
+
+    Parameters
+    ----------
     n_components : int, default=None
         Number of components (output dimension) of :meth:`transform`, at most
         ``sketch_size - 1`` and ``n_features``. ``None`` means
@@ -790,9 +814,23 @@ _COMMON_PARAMS = """\
         Divide the output of :meth:`transform` by ``sqrt(explained_variance_)``
         (and multiply back in :meth:`inverse_transform`), as IncrementalPCA.
         Live: the read-outs use the value of the last ``fit``/``partial_fit``.
-"""
 
-_COMMON_PARAMS_TAIL = """\
+    variant : {"fd", "pfd", "cfd", "isvd"}, default="fd"
+        ``"fd"``: Frequent Directions (Alg. 1/4). ``"pfd"``: parameterized FD
+        (Desai et al. 2016): only the last ``max(1, floor(beta · sketch_size))``
+        of the top ``sketch_size`` values are shrunk (worse bound by a constant).
+        ``"cfd"``: compensative FD: FD's sketch, with the scatter estimate
+        raised by ``Δ`` on the retained directions (same bound as FD; affects
+        :meth:`covariance_operator`, :meth:`solve`, :meth:`score` and
+        ``explained_variance_``, not :meth:`transform`). ``"isvd"``: greedy
+        truncation (Alg. 8), **no guarantee** (the paper's Appendix F shows it
+        can miss a dominant direction entirely).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    beta : float, default=0.2
+        PFD's proportion of shrunk singular values, in (0, 1]. Only used with
+        ``variant="pfd"``. Frozen at the first call: changing it takes effect at the next ``fit``.
+
     buffer : {"double", "single"}, default="double"
         ``"double"``: the fast doubling buffer (Alg. 4/5): one compaction every
         ``sketch_size + 1`` rows after the first ``2 · sketch_size``, amortised
@@ -832,9 +870,16 @@ _COMMON_PARAMS_TAIL = """\
         Seed of the random test matrices of ``sparse_solver="randomized"``;
         unused otherwise.
         With that solver, frozen at the first call: changing it takes effect at the next ``fit``.
-"""
 
-_COMMON_ATTRS = """\
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second), ``2`` one per 1000 rows. Live.
+
+    Attributes
+    ----------
+    alpha_ : float
+        Always 0.0: FD approximates the scatter by ``BᵀB`` alone.
+
     n_components_ : int
         Output width of :meth:`transform`.
 
@@ -887,9 +932,12 @@ _COMMON_ATTRS = """\
 
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during fit, when ``X`` has string column names.
-"""
 
-_COMMON_NOTES = """\
+    See Also
+    --------
+    RobustFrequentDirections : FD plus the optimal ridge term ``αI``.
+    sklearn.decomposition.IncrementalPCA : Exact but ``O(batch_size · n_features)``-memory peer.
+
     Notes
     -----
     A drop-in replacement of :class:`~sklearn.decomposition.IncrementalPCA`:
@@ -908,68 +956,7 @@ _COMMON_NOTES = """\
     The sketch is kept in float64 whatever the input dtype (FD subtracts
     squared singular values, which loses digits quickly in float32);
     :meth:`transform` returns the input's floating dtype.
-"""
 
-
-class FrequentDirections(_BaseFrequentDirections):
-    __doc__ = f"""Frequent Directions: a deterministic streaming sketch of the scatter matrix.
-
-    Streams the rows of ``A`` (n × d), centred by default, into a sketch ``B``
-    of at most ``2 · sketch_size`` rows such that, for every ``k < sketch_size``,
-
-        ``0 ⪯ SᵀS − BᵀB ⪯ Δ·I``  and  ``Δ ≤ ‖S − S_k‖_F² / (sketch_size − k)``
-
-    for the centred data ``S = A − 1μᵀ`` (``A`` with ``center=False``; Luo
-    et al. 2019, eq. 1, Lemma 4 and Lemma 5 for the doubling buffer; Liberty
-    2013; the paper's Alg. 4 prints its input as ``B^(0)``, read ``B^(m−1)``)
-    — for ``variant="fd"``; ``"cfd"`` keeps the error within ``±Δ``,
-    ``"pfd"`` has a weaker bound and ``"isvd"`` none. Default: the
-    doubling-buffer Algorithm 4 of the paper, amortised
-    ``O(sketch_size · n_features)`` time per row and
-    ``O(sketch_size · n_features)`` memory.
-
-    ``transform`` projects the centred rows on the top right singular vectors
-    of the sketch. For a full-rank, better conditioned estimate with half the
-    error bound, use :class:`RobustFrequentDirections`.
-
-    Read more in the :ref:`User Guide <sketching>`.
-
-    Parameters
-    ----------
-{_COMMON_PARAMS}
-    variant : {{"fd", "pfd", "cfd", "isvd"}}, default="fd"
-        ``"fd"``: Frequent Directions (Alg. 1/4). ``"pfd"``: parameterized FD
-        (Desai et al. 2016): only the last ``max(1, floor(beta · sketch_size))``
-        of the top ``sketch_size`` values are shrunk (worse bound by a constant).
-        ``"cfd"``: compensative FD: FD's sketch, with the scatter estimate
-        raised by ``Δ`` on the retained directions (same bound as FD; affects
-        :meth:`covariance_operator`, :meth:`solve`, :meth:`score` and
-        ``explained_variance_``, not :meth:`transform`). ``"isvd"``: greedy
-        truncation (Alg. 8), **no guarantee** (the paper's Appendix F shows it
-        can miss a dominant direction entirely).
-        Frozen at the first call: changing it takes effect at the next ``fit``.
-
-    beta : float, default=0.2
-        PFD's proportion of shrunk singular values, in (0, 1]. Only used with
-        ``variant="pfd"``. Frozen at the first call: changing it takes effect at the next ``fit``.
-
-{_COMMON_PARAMS_TAIL}
-    verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second), ``2`` one per 1000 rows. Live.
-
-    Attributes
-    ----------
-    alpha_ : float
-        Always 0.0: FD approximates the scatter by ``BᵀB`` alone.
-
-{_COMMON_ATTRS}
-    See Also
-    --------
-    RobustFrequentDirections : FD plus the optimal ridge term ``αI``.
-    sklearn.decomposition.IncrementalPCA : Exact but ``O(batch_size · n_features)``-memory peer.
-
-{_COMMON_NOTES}
     References
     ----------
     Luo, Chen, Zhang, Li, Zhang. Robust Frequent Directions with Application in
@@ -1038,7 +1025,7 @@ class FrequentDirections(_BaseFrequentDirections):
 
 
 class RobustFrequentDirections(_BaseFrequentDirections):
-    __doc__ = f"""Robust Frequent Directions: FD plus the optimal ridge ``αI``.
+    """Robust Frequent Directions: FD plus the optimal ridge ``αI``.
 
     Approximates the (centred) scatter ``SᵀS + alpha0·I`` by ``BᵀB + alpha_·I``
     where ``B`` is exactly the Frequent Directions sketch and ``alpha_`` grows
@@ -1066,14 +1053,82 @@ class RobustFrequentDirections(_BaseFrequentDirections):
 
     Parameters
     ----------
-{_COMMON_PARAMS}
+    n_components : int, default=None
+        Number of components (output dimension) of :meth:`transform`, at most
+        ``sketch_size - 1`` and ``n_features``. ``None`` means
+        ``min(sketch_size - 1, n_features)``. Live: the read-outs use the value
+        of the last ``fit``/``partial_fit`` (``n_components_``); ``set_params``
+        changes them from the next call on.
+
+    sketch_size : int or "auto", default="auto"
+        The paper's ``m`` (>= 2), the memory: a compaction keeps
+        ``sketch_size - 1`` directions; with ``buffer="double"`` the buffer
+        holds up to ``2 · sketch_size`` rows, so memory is ``2 · sketch_size ·
+        n_features`` floats whatever the number of rows streamed. ``"auto"``:
+        ``2 · n_components + 8`` (20 without ``n_components``), at most
+        ``n_features + 1``, chosen by measurement (user guide); resolved at
+        the first call (``sketch_size_``).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    center : bool, default=True
+        Centre the data, as IncrementalPCA: the rows are streamed as Welford
+        rows ``sqrt((t-1)/t)(x_t − μ_{t-1})``, whose outer products add up to
+        the centred scatter exactly, so the sketch approximates it with the
+        guarantee below for the centred matrix. ``False`` sketches the
+        uncentred ``AᵀA`` (the papers).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    whiten : bool, default=False
+        Divide the output of :meth:`transform` by ``sqrt(explained_variance_)``
+        (and multiply back in :meth:`inverse_transform`), as IncrementalPCA.
+        Live: the read-outs use the value of the last ``fit``/``partial_fit``.
+
     alpha0 : float, default=0.0
         Initial ridge ``alpha`` (``α^(m−1)`` in Alg. 2): the sketch then targets
         the scatter plus ``alpha0·I``. The default 0 is the paper's
         hyperparameter-free "RFD0".
         Frozen at the first call: changing it takes effect at the next ``fit``.
 
-{_COMMON_PARAMS_TAIL}
+    buffer : {"double", "single"}, default="double"
+        ``"double"``: the fast doubling buffer (Alg. 4/5): one compaction every
+        ``sketch_size + 1`` rows after the first ``2 · sketch_size``, amortised
+        ``O(sketch_size · n_features)`` per row. ``"single"``: the exact
+        textbook Alg. 1/2, one compaction per row after the first
+        ``sketch_size - 1`` (``O(sketch_size² · n_features)`` per row).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    skip_zero_rows : bool, default=False
+        Do not append rows that are zero (after centring) to the buffer. They
+        do not change the sketched matrix but do move the compaction schedule;
+        skipping them saves compactions and keeps every bound. Off by default
+        (paper-literal). Live: acts on the rows of the next calls.
+
+    compaction : {"gram", "svd"}, default="gram"
+        How a full buffer is decomposed. ``"svd"``: thin SVD of the
+        ``2m × d`` buffer (LAPACK gesdd), the textbook route. ``"gram"``:
+        eigendecomposition of the small ``2m × 2m`` Gram matrix, of which only
+        the blocks of the new rows are computed (the sketch's own block is
+        diagonal), in a compiled pass; the sketch's ``BᵀB`` agrees with the
+        SVD route to rounding relative to ``‖A‖²``.
+        Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    sparse_solver : {"exact", "randomized"}, default="exact"
+        How CSR rows are compacted. ``"exact"``: the same compactions as for
+        dense rows, with the Gram matrix and the new rows computed from the
+        sparse rows (``O(nnz · sketch_size)`` for their part; the sketch's part
+        still costs ``O(sketch_size² · n_features)`` per compaction), same
+        sketch as for dense input up to rounding. ``"randomized"``: sparse
+        Frequent Directions (Ghashami, Liberty & Phillips 2016): blocks of
+        about ``2 · sketch_size · n_features`` non-zeros are compressed by a
+        randomized range finder before entering the sketch, time ``O(nnz ·
+        sketch_size)``; FD's bound then holds with high probability (user
+        guide). Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seed of the random test matrices of ``sparse_solver="randomized"``;
+        unused otherwise.
+        With that solver, frozen at the first call: changing it takes effect at the next ``fit``.
+
     verbose : int, default=0
         Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
         per second), ``2`` one per 1000 rows. Live.
@@ -1083,13 +1138,83 @@ class RobustFrequentDirections(_BaseFrequentDirections):
     alpha_ : float
         The ridge term; always ``alpha0 + shrinkage_ / 2``.
 
-{_COMMON_ATTRS}
+    n_components_ : int
+        Output width of :meth:`transform`.
+
+    components_ : ndarray of shape (n_components_, n_features)
+        Principal axes: the top right singular vectors of the sketch,
+        sign-fixed.
+
+    explained_variance_ : ndarray of shape (n_components_,)
+        Variance along each component (the sketch's estimate, divided by
+        ``n_samples_seen_ - 1``): lower than the exact value by at most
+        ``shrinkage_ / (n_samples_seen_ - 1)`` for FD, within half that for
+        RFD.
+
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+        ``explained_variance_`` over the exact total variance.
+
+    singular_values_ : ndarray of shape (n_components_,)
+        Estimated singular values of the centred data matrix.
+
+    mean_ : ndarray of shape (n_features,)
+        Per-feature mean (zeros with ``center=False``).
+
+    var_ : ndarray of shape (n_features,)
+        Per-feature variance (exact).
+
+    noise_variance_ : float
+        The probabilistic-PCA noise variance.
+
+    n_samples_seen_ : int
+        Rows streamed so far (across ``partial_fit`` calls).
+
+    sketch_size_ : int
+        The sketch size in use.
+
+    n_compactions_ : int
+        Number of compactions (SVD/shrink steps) so far.
+
+    shrinkage_ : float
+        ``Δ``, the sum over compactions of the subtracted ``σ_m²``. For FD
+        (``variant="fd"``, and RFD) ``0 ⪯ SᵀS − BᵀB ⪯ Δ·I`` for the (centred)
+        data ``S`` and ``Δ`` is at most ``‖S − S_k‖_F² / (sketch_size − k)``
+        for every ``k < sketch_size``; CFD's estimate is within ``±Δ``. PFD
+        and iSVD carry no such bound.
+
+    sketch_ : ndarray of shape (n_rows, n_features)
+        The current sketch ``B`` (read-only property).
+
+    n_features_in_ : int
+        Number of features seen during the first fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
     See Also
     --------
     FrequentDirections : The same sketch without the ridge term.
     sklearn.decomposition.IncrementalPCA : The exact peer it replaces.
 
-{_COMMON_NOTES}
+    Notes
+    -----
+    A drop-in replacement of :class:`~sklearn.decomposition.IncrementalPCA`:
+    same ``transform``/``inverse_transform``/``get_covariance``/
+    ``get_precision`` and fitted attributes, centred by default, at
+    ``O(sketch_size · n_features)`` memory and amortised time per row
+    (IncrementalPCA: ``O(batch_size · n_features)`` memory, an SVD per
+    batch). The centring is exact: ``Σ_t r_t r_tᵀ`` of the Welford rows is the
+    centred scatter ``S = (A − 1μᵀ)ᵀ(A − 1μᵀ)``, so for every ``k <
+    sketch_size``
+
+        ``0 ⪯ S − BᵀB ⪯ Δ·I``,  ``Δ ≤ ‖A_c − [A_c]_k‖_F² / (sketch_size − k)``
+
+    with ``A_c = A − 1μᵀ`` the centred data (FD; RFD halves it).
+
+    The sketch is kept in float64 whatever the input dtype (FD subtracts
+    squared singular values, which loses digits quickly in float32);
+    :meth:`transform` returns the input's floating dtype.
+
     References
     ----------
     Luo, Chen, Zhang, Li, Zhang. Robust Frequent Directions with Application in
