@@ -136,6 +136,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     """Shared engine of :class:`FrequentDirections` and :class:`RobustFrequentDirections`."""
 
     _accept_sparse = "csr"
+    _state: SketchState
 
     _parameter_constraints: ClassVar[dict] = {
         "verbose": ["verbose"],

@@ -22,7 +22,9 @@ and subtracts ``δ = λ_m`` from each (the SHRINK step of Algorithms 1, 2, 4, 5)
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
@@ -74,7 +76,7 @@ __all__ = [
 ]
 
 
-def thin_svd(B):
+def thin_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Thin SVD ``B = U diag(s) Vt`` with the ``gesdd`` driver, ``gesvd`` as fallback.
 
     ``gesdd`` occasionally fails to converge; ``gesvd`` is slower but robust.
@@ -85,7 +87,7 @@ def thin_svd(B):
         return sla.svd(B, full_matrices=False, check_finite=False, lapack_driver="gesvd")
 
 
-def sketch_svd(B):
+def sketch_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(s, Vt)``: the thin SVD of the sketch rows ``B``, signs fixed by ``svd_flip``.
 
     What every read-out of a sketch (components, variances, CFD's estimate)
@@ -98,7 +100,9 @@ def sketch_svd(B):
     return s, Vt
 
 
-def shrunk_squares(sq, m, variant="fd", beta=0.2):
+def shrunk_squares(
+    sq: np.ndarray, m: int, variant: str = "fd", beta: float = 0.2
+) -> tuple[np.ndarray, float]:
     """Squared singular values kept by one compaction, and the shrinkage ``δ``.
 
     The rule is compiled once (``utils/_shrink.pxd``) for every kernel that
@@ -133,7 +137,7 @@ def shrunk_squares(sq, m, variant="fd", beta=0.2):
     return shrink_squares(lam, ShrinkRule(m, variant, beta))
 
 
-def eigenvector_signs(U):
+def eigenvector_signs(U: np.ndarray) -> np.ndarray:
     """``U`` with each column's largest-magnitude entry made positive.
 
     The sign of an eigenvector is arbitrary; fixing it makes the sketch rows
@@ -144,7 +148,9 @@ def eigenvector_signs(U):
     return U * signs
 
 
-def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
+def compact(
+    Bhat: np.ndarray, m: int, variant: str = "fd", beta: float = 0.2, method: str = "gram"
+) -> tuple[np.ndarray, np.ndarray, float]:
     """One compaction (SHRINK) of a buffer: at most ``m - 1`` orthogonal rows remain.
 
     Parameters
@@ -208,13 +214,13 @@ def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
 WELFORD_BLOCK_ROWS = 4096
 
 
-def max_compactions(n_rows, n, capacity, m):
+def max_compactions(n_rows: int, n: int, capacity: int, m: int) -> int:
     """Upper bound on the compactions of ``n`` rows streamed into a buffer of ``n_rows``."""
     per = max(capacity - (m - 1), 1)
     return (n_rows + n) // per + 2
 
 
-def compact_buffer_svd(sketch, rule):
+def compact_buffer_svd(sketch: SketchBuffer, rule: ShrinkRule) -> float:
     """Compact the full buffer in place by the SVD route; returns the shrinkage ``δ``."""
     rows, kept, delta = compact(sketch.buffer, rule.m, rule.variant, rule.beta, method="svd")
     k = rows.shape[0]
@@ -224,7 +230,15 @@ def compact_buffer_svd(sketch, rule):
     return delta
 
 
-def dense_pass(sketch, X, rule, *, method="gram", center=True, skip_zero_rows=False):
+def dense_pass(
+    sketch: SketchBuffer,
+    X: np.ndarray,
+    rule: ShrinkRule,
+    *,
+    method: str = "gram",
+    center: bool = True,
+    skip_zero_rows: bool = False,
+) -> list[float]:
     """Stream the rows of a dense batch into a sketch (in place).
 
     Each row is written into the buffer (Welford-centred with ``center``:
@@ -256,7 +270,9 @@ def dense_pass(sketch, X, rule, *, method="gram", center=True, skip_zero_rows=Fa
         return deltas
 
 
-def _gram_dense_pass(sketch, X, rule, center, skip):
+def _gram_dense_pass(
+    sketch: SketchBuffer, X: np.ndarray, rule: ShrinkRule, center: bool, skip: bool
+) -> list[float]:
     out = np.empty(max_compactions(sketch.n_rows, X.shape[0], sketch.buffer.shape[0], rule.m))
     deltas = []
     start = 0
@@ -270,7 +286,9 @@ def _gram_dense_pass(sketch, X, rule, center, skip):
         start = stop
 
 
-def _append_dense_rows(sketch, R, rule, skip, deltas):
+def _append_dense_rows(
+    sketch: SketchBuffer, R: np.ndarray, rule: ShrinkRule, skip: bool, deltas: list[float]
+) -> None:
     """Append already-streamed rows ``R`` (SVD route), compacting when the buffer is full."""
     capacity = sketch.buffer.shape[0]
     if skip and R.shape[0]:
@@ -285,7 +303,7 @@ def _append_dense_rows(sketch, R, rule, skip, deltas):
             deltas.append(compact_buffer_svd(sketch, rule))
 
 
-def stacked_rows_pass(sketch, rows, rule):
+def stacked_rows_pass(sketch: SketchBuffer, rows: np.ndarray, rule: ShrinkRule) -> list[float]:
     """Append rows that are already sketch rows (a merge, a randomized block), in place.
 
     The rows are not centred again and do not count as samples: the sketch's
@@ -310,7 +328,15 @@ class CsrRows:
     these; no ``scipy.sparse`` object is built per block.
     """
 
-    def __init__(self, indptr, indices, data, n_cols, start=0, stop=None):
+    def __init__(
+        self,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        data: np.ndarray,
+        n_cols: int,
+        start: int = 0,
+        stop: int | None = None,
+    ) -> None:
         stop = indptr.shape[0] - 1 if stop is None else stop
         p0, p1 = indptr[start], indptr[stop]
         self.indptr = indptr[start : stop + 1] - p0
@@ -319,27 +345,27 @@ class CsrRows:
         self.shape = (stop - start, n_cols)
 
     @classmethod
-    def from_csr(cls, X):
+    def from_csr(cls, X: sp.csr_matrix) -> CsrRows:
         return cls(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1])
 
-    def rows(self, start, stop):
+    def rows(self, start: int, stop: int) -> CsrRows:
         return CsrRows(self.indptr, self.indices, self.data, self.shape[1], start, stop)
 
     @property
-    def arrays(self):
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.indptr, self.indices, self.data
 
     @property
-    def nnz(self):
+    def nnz(self) -> int:
         return int(self.indptr[-1])
 
-    def toarray(self):
+    def toarray(self) -> np.ndarray:
         out = np.zeros(self.shape)
         rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
         out[rows, self.indices] = self.data
         return out
 
-    def add_column_sums(self, total, squares):
+    def add_column_sums(self, total: np.ndarray, squares: np.ndarray) -> None:
         """``total += Xᵀ1``, ``squares += (X∘X)ᵀ1`` in place."""
         csr_column_sums(*self.arrays, total, squares)
 
@@ -365,7 +391,7 @@ class WelfordBlock:
     center : bool
     """
 
-    def __init__(self, X, t0, s0, center):
+    def __init__(self, X: CsrRows, t0: int, s0: np.ndarray, center: bool) -> None:
         self.X = X
         self.center = center
         self.t0 = t0
@@ -377,26 +403,26 @@ class WelfordBlock:
             self.inv = np.where(t > 1.0, 1.0 / np.maximum(t - 1.0, 1.0), 0.0)
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, int]:
         return self.X.shape
 
-    def _t(self, M):
+    def _t(self, M: np.ndarray) -> np.ndarray:
         """``T M`` along the rows of ``M`` (prefix sums, exclusive)."""
         prefix = np.cumsum(M, axis=0)
         prefix = np.concatenate([np.zeros_like(M[:1]), prefix[:-1]], axis=0)
         return _col(self.c, M) * (M - _col(self.inv, M) * prefix)
 
-    def _t_transpose(self, M):
+    def _t_transpose(self, M: np.ndarray) -> np.ndarray:
         """``Tᵀ M``: the reverse, exclusive prefix sums."""
         y = _col(self.inv * self.c, M) * M
         suffix = np.cumsum(y[::-1], axis=0)[::-1]
         suffix = np.concatenate([suffix[1:], np.zeros_like(M[:1])], axis=0)
         return _col(self.c, M) * M - suffix
 
-    def u(self):
+    def u(self) -> np.ndarray:
         return -self.c * self.inv
 
-    def matmat(self, V):
+    def matmat(self, V: np.ndarray) -> np.ndarray:
         """``R @ V`` for ``V`` of shape (d, p) or (d,)."""
         V2 = np.ascontiguousarray(V, dtype=np.float64).reshape(self.shape[1], -1)
         XV = csr_times_dense(*self.X.arrays, V2)
@@ -404,7 +430,7 @@ class WelfordBlock:
             XV = self._t(XV) + np.multiply.outer(self.u(), self.s0 @ V2)
         return XV if np.ndim(V) == 2 else XV[:, 0]
 
-    def rmatmat(self, W):
+    def rmatmat(self, W: np.ndarray) -> np.ndarray:
         """``Rᵀ @ W`` for ``W`` of shape (b, p) or (b,)."""
         W2 = np.asarray(W, dtype=np.float64).reshape(self.shape[0], -1)
         M = W2 if not self.center else self._t_transpose(W2)
@@ -413,24 +439,24 @@ class WelfordBlock:
             out += np.multiply.outer(self.s0, self.u() @ W2)
         return out if np.ndim(W) == 2 else out[:, 0]
 
-    def times_transpose(self, D):
+    def times_transpose(self, D: np.ndarray) -> np.ndarray:
         """``R Dᵀ`` for dense ``D`` (r x d), never copying ``Dᵀ``."""
         XD = csr_times_transpose(*self.X.arrays, D)
         if not self.center:
             return XD
         return self._t(XD) + np.outer(self.u(), D @ self.s0)
 
-    def transpose_weights(self, W):
+    def transpose_weights(self, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(c, M)`` with ``Wᵀ R = Mᵀ X + c s0ᵀ`` (``M = TᵀW``, ``c = uᵀW``)."""
         if not self.center:
             return np.zeros(W.shape[1]), W
         return self.u() @ W, self._t_transpose(W)
 
-    def add_transpose_times(self, out, M):
+    def add_transpose_times(self, out: np.ndarray, M: np.ndarray) -> None:
         """``out += Mᵀ X`` in place (``O(nnz · k)``)."""
         add_transpose_times_csr(out, np.ascontiguousarray(M), *self.X.arrays)
 
-    def gram(self):
+    def gram(self) -> np.ndarray:
         """``R Rᵀ`` (b x b)."""
         Y = csr_gram(*self.X.arrays)
         if not self.center:
@@ -441,7 +467,7 @@ class WelfordBlock:
         Txs = self._t(xs)
         return TY + np.outer(Txs, u) + np.outer(u, Txs) + float(self.s0 @ self.s0) * np.outer(u, u)
 
-    def dense(self):
+    def dense(self) -> np.ndarray:
         """``R`` as a dense array (small blocks only)."""
         Xd = self.X.toarray()
         if not self.center:
@@ -449,11 +475,19 @@ class WelfordBlock:
         return self._t(Xd) + np.multiply.outer(self.u(), self.s0)
 
 
-def _col(v, M):
+def _col(v: np.ndarray, M: np.ndarray) -> np.ndarray:
     return v[:, None] if M.ndim == 2 else v
 
 
-def chan_update(mean, m2, count, col_sum, col_sq, b, center):
+def chan_update(
+    mean: np.ndarray,
+    m2: np.ndarray,
+    count: int,
+    col_sum: np.ndarray,
+    col_sq: np.ndarray,
+    b: int,
+    center: bool,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Mean, per-feature sums of squares and count after ``b`` rows of column sums ``col_sum``
     and column sums of squares ``col_sq`` (Chan et al.'s merge; new arrays)."""
     total = count + b
@@ -467,7 +501,9 @@ def chan_update(mean, m2, count, col_sum, col_sq, b, center):
     return mean + delta * (b / total), m2 + block_m2 + delta * delta * (count * b / total), total
 
 
-def block_statistics(X, mean, m2, count, center):
+def block_statistics(
+    X: CsrRows, mean: np.ndarray, m2: np.ndarray, count: int, center: bool
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Mean, per-feature sums of squares and count after the rows of ``X`` (a :class:`CsrRows`).
 
     Returns new arrays; equal, up to rounding, to the Welford recursion of
@@ -478,7 +514,14 @@ def block_statistics(X, mean, m2, count, center):
     return chan_update(mean, m2, count, col_sum, col_sq, X.shape[0], center)
 
 
-def compact_with_block(sketch, block, keep, rule, *, out=None):
+def compact_with_block(
+    sketch: SketchBuffer,
+    block: WelfordBlock,
+    keep: np.ndarray,
+    rule: ShrinkRule,
+    *,
+    out: np.ndarray | None = None,
+) -> tuple[int, float]:
     """Compact the sketch's rows together with the rows ``keep`` of a Welford block (in place).
 
     The Gram matrix of ``[D; R_keep]`` (``D = buffer[:n_rows]``) is built from
@@ -550,7 +593,7 @@ def compact_with_block(sketch, block, keep, rule, *, out=None):
     return k, delta
 
 
-def _kept_rows(X, count, center, skip):
+def _kept_rows(X: sp.csr_matrix, count: int, center: bool, skip: bool) -> np.ndarray:
     """Rows of a CSR batch that a pass appends (``skip_zero_rows`` drops the zero rows)."""
     n = X.shape[0]
     if not skip:
@@ -563,7 +606,14 @@ def _kept_rows(X, count, center, skip):
     return np.diff(X.indptr) > 0
 
 
-def sparse_pass(sketch, X, rule, *, center=True, skip_zero_rows=False):
+def sparse_pass(
+    sketch: SketchBuffer,
+    X: sp.csr_matrix,
+    rule: ShrinkRule,
+    *,
+    center: bool = True,
+    skip_zero_rows: bool = False,
+) -> list[float]:
     """Stream the rows of a CSR batch into a sketch, keeping them sparse (in place).
 
     The same compaction schedule as :func:`dense_pass` (a compaction when the
@@ -635,7 +685,12 @@ RESIDUAL_LANCZOS_STEPS = 30
 RESIDUAL_MARGIN = 0.1
 
 
-def largest_eigenvalue_bound(apply, d, rng, steps=RESIDUAL_LANCZOS_STEPS):
+def largest_eigenvalue_bound(
+    apply: Callable[[np.ndarray], np.ndarray],
+    d: int,
+    rng: np.random.Generator,
+    steps: int = RESIDUAL_LANCZOS_STEPS,
+) -> float:
     """Lanczos (full reorthogonalisation) on a PSD operator from a Gaussian start.
 
     Returns the largest Ritz value divided by ``1 − RESIDUAL_MARGIN``: an upper
@@ -662,7 +717,9 @@ def largest_eigenvalue_bound(apply, d, rng, steps=RESIDUAL_LANCZOS_STEPS):
     return max(top, 0.0) / (1.0 - RESIDUAL_MARGIN)
 
 
-def randomized_block_rows(block, fro2, m, rng):
+def randomized_block_rows(
+    block: WelfordBlock, fro2: float, m: int, rng: np.random.Generator
+) -> tuple[np.ndarray, float] | None:
     """Compress a Welford block by a randomized range finder; certify the residual.
 
     Returns ``(P, residual)`` with ``P = Zᵀ R`` (``p`` rows, ``Z`` an
@@ -688,7 +745,7 @@ def randomized_block_rows(block, fro2, m, rng):
         P = block.rmatmat(Z).T
         tail = fro2 - float(np.sum(P * P))
 
-        def residual_gram(v, Z=Z):
+        def residual_gram(v: np.ndarray, Z: np.ndarray = Z) -> np.ndarray:
             w = block.matmat(v)
             w -= Z @ (Z.T @ w)
             return block.rmatmat(w)
@@ -701,7 +758,14 @@ def randomized_block_rows(block, fro2, m, rng):
     return None
 
 
-def randomized_sparse_pass(sketch, X, rule, *, rng, center=True):
+def randomized_sparse_pass(
+    sketch: SketchBuffer,
+    X: sp.csr_matrix,
+    rule: ShrinkRule,
+    *,
+    rng: np.random.Generator,
+    center: bool = True,
+) -> list[float]:
     """Stream a CSR batch by randomized blocks (sparse Frequent Directions).
 
     Ghashami, Liberty & Phillips (2016): consecutive rows are gathered into
@@ -754,7 +818,9 @@ def randomized_sparse_pass(sketch, X, rule, *, rng, center=True):
     return deltas
 
 
-def _exact_block(sketch, block, keep, rule):
+def _exact_block(
+    sketch: SketchBuffer, block: WelfordBlock, keep: np.ndarray, rule: ShrinkRule
+) -> list[float]:
     """A Welford block through exact compactions, at most a buffer's worth of rows at a time.
 
     The sketch's buffer and counters change; its mean, sums of squares and
@@ -792,7 +858,9 @@ def _exact_block(sketch, block, keep, rule):
     return deltas
 
 
-def gram_eigenbasis(G, n_features, alpha, rtol=1e-12):
+def gram_eigenbasis(
+    G: np.ndarray, n_features: int, alpha: float, rtol: float = 1e-12
+) -> tuple[np.ndarray, np.ndarray, bool]:
     """Eigenbasis of a sketch's Gram matrix ``G = BBᵀ`` for solves with ``BᵀB + αI``.
 
     Returns ``(W, s, nonsingular)``: ``V = Bᵀ W`` has orthonormal columns (the
@@ -815,7 +883,13 @@ def gram_eigenbasis(G, n_features, alpha, rtol=1e-12):
     return W, s, bool(alpha > 0 and alpha > rtol * lam_max)
 
 
-def apply_inverse(B, alpha, basis, V, BV):
+def apply_inverse(
+    B: np.ndarray,
+    alpha: float,
+    basis: tuple[np.ndarray, np.ndarray, bool],
+    V: np.ndarray,
+    BV: np.ndarray,
+) -> np.ndarray:
     """``(BᵀB + αI)⁻¹ V``, or ``(BᵀB)⁺ V`` when the basis says singular.
 
     ``V = V_B + V_⊥`` splits into the sketch's row space and its
@@ -841,7 +915,7 @@ def apply_inverse(B, alpha, basis, V, BV):
     return B.T @ (W @ (col(1.0 / s) * C))
 
 
-def sketch_solve(B, alpha, V, *, rtol=1e-12):
+def sketch_solve(B: np.ndarray, alpha: float, V: np.ndarray, *, rtol: float = 1e-12) -> np.ndarray:
     """Solve ``(BᵀB + αI) Z = V`` without forming a ``d x d`` matrix.
 
     Treated as singular (FD sketches, RFD before its first shrinkage) when
@@ -910,7 +984,7 @@ class SketchState(OnlineState):
     alpha: float = 0.0
     rng: np.random.Generator | None = None
 
-    def svd(self):
+    def svd(self) -> tuple[np.ndarray, np.ndarray]:
         """``(s, Vt)``: the sign-fixed thin SVD of the sketch rows (cached, read-only)."""
         cached = self.__dict__.get(_SVD_CACHE)
         if cached is None:
@@ -920,7 +994,7 @@ class SketchState(OnlineState):
             self.__dict__[_SVD_CACHE] = cached
         return cached
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.pop(_SVD_CACHE, None)  # derived, not learned: pickles stay as they were
         return state
@@ -931,17 +1005,17 @@ _SVD_CACHE = "_svd_cache"
 
 
 def sketch_pass(
-    state,
-    X,
+    state: SketchState,
+    X: np.ndarray | sp.csr_matrix,
     *,
-    variant="fd",
-    beta=0.2,
-    method="gram",
-    robust=False,
-    center=True,
-    skip_zero_rows=False,
-    sparse_solver="exact",
-):
+    variant: str = "fd",
+    beta: float = 0.2,
+    method: str = "gram",
+    robust: bool = False,
+    center: bool = True,
+    skip_zero_rows: bool = False,
+    sparse_solver: str = "exact",
+) -> SketchState:
     """Stream the rows of ``X`` into a copy of the sketch; return the new state.
 
     A pure kernel: ``state`` is never written into. Dense rows go through the
@@ -969,13 +1043,16 @@ def sketch_pass(
             deltas += dense_pass(sketch, X[sl].toarray(), rule, method=method, **options)
     elif sparse_solver == "randomized":
         rng = copy_generator(rng)
+        assert rng is not None, "the randomized solver's state holds a generator"
         deltas = randomized_sparse_pass(sketch, canonical_csr(X), rule, rng=rng, center=center)
     else:
         deltas = sparse_pass(sketch, canonical_csr(X), rule, **options)
     return finished_state(state, sketch, deltas, robust, n_samples_seen=sketch.count, rng=rng)
 
 
-def finished_state(state, sketch, deltas, robust, **fields):
+def finished_state(
+    state: SketchState, sketch: SketchBuffer, deltas: list[float], robust: bool, **fields: Any
+) -> SketchState:
     """The new state after a pass or a merge: unused rows zeroed, shrinkages added.
 
     ``sketch`` is the :class:`SketchBuffer` the pass filled. ``deltas`` are
@@ -1006,7 +1083,7 @@ def finished_state(state, sketch, deltas, robust, **fields):
     )
 
 
-def copy_generator(rng):
+def copy_generator(rng: np.random.Generator | None) -> np.random.Generator | None:
     """A copy of a generator (the pass must not advance the committed one)."""
     if rng is None:
         return None
@@ -1015,7 +1092,15 @@ def copy_generator(rng):
     return new
 
 
-def merge_states(first, second, *, variant="fd", beta=0.2, robust=False, center=True):
+def merge_states(
+    first: SketchState,
+    second: SketchState,
+    *,
+    variant: str = "fd",
+    beta: float = 0.2,
+    robust: bool = False,
+    center: bool = True,
+) -> SketchState:
     """The sketch of two disjoint streams from their sketches (a new state).
 
     ``second``'s sketch rows are streamed into a copy of ``first``'s, plus, for
