@@ -27,7 +27,10 @@ EXTENSIONS = [
         "skonline.linear_model._scale_invariant_fast",
         ["skonline/linear_model/_scale_invariant_fast.pyx"],
     ),
-    Extension("skonline.utils._sketch_fast", ["skonline/utils/_sketch_fast.pyx"]),
+    Extension(
+        "skonline.decomposition._frequent_directions_fast",
+        ["skonline/decomposition/_frequent_directions_fast.pyx"],
+    ),
     Extension("skonline.decomposition._density_fast", ["skonline/decomposition/_density_fast.pyx"]),
     Extension("skonline.decomposition._capping_fast", ["skonline/decomposition/_capping_fast.pyx"]),
     Extension(

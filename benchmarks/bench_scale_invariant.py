@@ -62,7 +62,7 @@ from sklearn.linear_model import SGDClassifier, SGDRegressor
 from sklearn.preprocessing import StandardScaler
 
 from skonline.linear_model import ScaleInvariantClassifier, ScaleInvariantRegressor
-from skonline.utils._sketch import single_blas_thread
+from skonline.utils._blas import single_blas_thread
 
 try:
     import vowpalwabbit

@@ -62,7 +62,7 @@ CSR_ERROR_MAXITER = 3000
 
 MEASURED_MODULES = (
     "skonline.decomposition._frequent_directions",
-    "skonline.utils._sketch",
+    "skonline.decomposition._frequent_directions_kernels",
     "skonline.evaluation._sketch_metrics",
 )
 
@@ -177,8 +177,15 @@ def centred_covariance_error(X, est):
 
     op = LinearOperator((d, d), matvec=matvec, dtype=np.float64)
     try:
-        val = eigsh(op, k=1, which="LM", v0=np.ones(d) / np.sqrt(d), tol=CSR_ERROR_TOL,
-                    maxiter=CSR_ERROR_MAXITER, return_eigenvectors=False)  # fmt: skip
+        val = eigsh(
+            op,
+            k=1,
+            which="LM",
+            v0=np.ones(d) / np.sqrt(d),
+            tol=CSR_ERROR_TOL,
+            maxiter=CSR_ERROR_MAXITER,
+            return_eigenvectors=False,
+        )
     except ArpackNoConvergence:
         return float("nan")
     return float(abs(val[0])) / (float(X.multiply(X).sum()) - n * float(mean @ mean))

@@ -77,7 +77,7 @@ SGD_ALPHA_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
 MEASURED_MODULES = (
     "skonline.linear_model._son",
     "skonline.linear_model._son_kernels",
-    "skonline.utils._sketch",
+    "skonline.utils._blas",
 )
 
 # Feature groups of the a9a-like set: the 14 attributes of the UCI Adult data

@@ -14,7 +14,7 @@ from sklearn.utils.estimator_checks import check_regressors_train
 from sklearn.utils.validation import check_is_fitted
 
 from skonline import RFDSONClassifier, RFDSONRegressor
-from skonline.utils._sketch import single_blas_thread
+from skonline.utils._blas import single_blas_thread
 
 
 def _regression(n=60, d=4, seed=0):

@@ -15,7 +15,6 @@ scatter with FD's guarantee), with its attributes (``mean_``,
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -26,23 +25,20 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
-from sklearn.utils import check_array, gen_batches
-from sklearn.utils.extmath import safe_sparse_dot, svd_flip
+from sklearn.utils import check_array
+from sklearn.utils.extmath import safe_sparse_dot
 
-from ..base import MAX_ABS_VALUE, OnlineEstimator, OnlineState, ParamRecord
+from ..base import MAX_ABS_VALUE, OnlineEstimator, ParamRecord
 from ..evaluation._sketch_metrics import spectral_norm_of_difference
 from ..utils._random import as_generator
-from ..utils._rows import BLOCK_ROWS, canonical_csr
-from ..utils._sketch import (
-    dense_pass,
-    randomized_sparse_pass,
-    sketch_solve,
-    sparse_pass,
-    stacked_rows_pass,
-    thin_svd,
-)
-from ..utils._sketch_fast import max_abs_finite
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
+from ._frequent_directions_fast import max_abs_finite
+from ._frequent_directions_kernels import (
+    SketchState,
+    merge_states,
+    sketch_pass,
+    sketch_solve,
+)
 
 __all__ = ["FrequentDirections", "RobustFrequentDirections"]
 
@@ -87,181 +83,6 @@ def auto_sketch_size(n_components, n_features):
     return int(max(2, min(size, int(n_features) + 1)))
 
 
-@dataclass(kw_only=True, eq=False)
-class SketchState(OnlineState):
-    """Learned state of a Frequent Directions sketch.
-
-    Attributes
-    ----------
-    buffer : ndarray of shape (capacity, n_features)
-        Rows ``[0, n_rows)`` hold the sketch ``B``; the rest are zeros.
-    squares : ndarray of shape (capacity,)
-        Squared norms of the first ``n_orth`` rows, which are orthogonal (the
-        rows kept by the last compaction); the rest are zeros.
-    n_rows, n_orth : int
-    sketch_size : int
-        The sketch size ``m`` (``"auto"`` resolved at the first call).
-    mean : ndarray of shape (n_features,)
-        Mean of the rows seen (zeros without centring).
-    m2 : ndarray of shape (n_features,)
-        Per-feature sums of the squared streamed rows: the diagonal of the
-        exact (centred) scatter matrix.
-    n_compactions : int
-    shrinkage : float
-        ``Δ``, the sum of the subtracted ``σ_m²`` (and of the certified
-        residuals of randomized sparse blocks).
-    alpha : float
-        The ridge term (``alpha0 + Δ/2`` for RFD, 0 for FD).
-    rng : numpy.random.Generator or None
-        Draws the random test matrices of randomized sparse blocks.
-    """
-
-    buffer: np.ndarray
-    squares: np.ndarray
-    n_rows: int = 0
-    n_orth: int = 0
-    sketch_size: int
-    mean: np.ndarray
-    m2: np.ndarray
-    n_compactions: int = 0
-    shrinkage: float = 0.0
-    alpha: float = 0.0
-    rng: np.random.Generator | None = None
-
-
-def sketch_pass(
-    state,
-    X,
-    *,
-    variant="fd",
-    beta=0.2,
-    method="gram",
-    robust=False,
-    center=True,
-    skip_zero_rows=False,
-    sparse_solver="exact",
-):
-    """Stream the rows of ``X`` into a copy of the sketch; return the new state.
-
-    A pure kernel: ``state`` is never written into. Dense rows go through the
-    compiled Gram-block pass, CSR rows through the sparse-block pass (or the
-    randomized one), both from :mod:`skonline.utils._sketch`.
-    """
-    m = state.sketch_size
-    buffer, squares = state.buffer.copy(), state.squares.copy()
-    mean, m2 = state.mean.copy(), state.m2.copy()
-    n_rows, n_orth, count = state.n_rows, state.n_orth, state.n_samples_seen
-    rng = state.rng
-    common = {"m": m, "variant": "fd" if variant == "cfd" else variant, "beta": beta}
-    if not sp.issparse(X):
-        n_rows, n_orth, count, deltas = dense_pass(
-            buffer, squares, n_rows, n_orth, X, mean, m2, count,
-            method=method, center=center, skip_zero_rows=skip_zero_rows, **common,
-        )  # fmt: skip
-    elif method == "svd":  # the textbook route: densified a block of rows at a time
-        deltas = []
-        for sl in gen_batches(X.shape[0], BLOCK_ROWS):
-            n_rows, n_orth, count, more = dense_pass(
-                buffer, squares, n_rows, n_orth, X[sl].toarray(), mean, m2, count,
-                method=method, center=center, skip_zero_rows=skip_zero_rows, **common,
-            )  # fmt: skip
-            deltas += more
-    elif sparse_solver == "randomized":
-        rng = copy_generator(rng)
-        n_rows, n_orth, mean, m2, count, deltas = randomized_sparse_pass(
-            buffer, squares, n_rows, n_orth, canonical_csr(X), mean, m2, count,
-            rng=rng, center=center, **common,
-        )  # fmt: skip
-    else:
-        n_rows, n_orth, mean, m2, count, deltas = sparse_pass(
-            buffer, squares, n_rows, n_orth, canonical_csr(X), mean, m2, count,
-            center=center, skip_zero_rows=skip_zero_rows, **common,
-        )  # fmt: skip
-    return finished_state(
-        state, buffer, squares, n_rows, n_orth, mean, m2, deltas, robust,
-        n_samples_seen=count, rng=rng,
-    )  # fmt: skip
-
-
-def finished_state(state, buffer, squares, n_rows, n_orth, mean, m2, deltas, robust, **fields):
-    """The new state after a pass or a merge: unused rows zeroed, shrinkages added.
-
-    ``deltas`` are the shrinkages added to ``Δ`` in order (for RFD ``α`` grows
-    by half of each, Alg. 5); every one counts as a compaction except those
-    ``fields`` override.
-    """
-    buffer[n_rows:] = 0.0  # unused rows canonical (deterministic pickles)
-    squares[n_orth:] = 0.0
-    shrinkage, alpha = state.shrinkage, state.alpha
-    for delta in deltas:
-        shrinkage += delta
-        if robust:
-            alpha += delta / 2.0
-    fields.setdefault("n_compactions", state.n_compactions + len(deltas))
-    return dataclasses.replace(
-        state,
-        buffer=buffer,
-        squares=squares,
-        n_rows=n_rows,
-        n_orth=n_orth,
-        mean=mean,
-        m2=m2,
-        shrinkage=shrinkage,
-        alpha=alpha,
-        **fields,
-    )
-
-
-def copy_generator(rng):
-    """A copy of a generator (the pass must not advance the committed one)."""
-    if rng is None:
-        return None
-    new = np.random.Generator(type(rng.bit_generator)())
-    new.bit_generator.state = rng.bit_generator.state
-    return new
-
-
-def merge_states(first, second, *, variant="fd", beta=0.2, robust=False, center=True):
-    """The sketch of two disjoint streams from their sketches (a new state).
-
-    ``second``'s sketch rows are streamed into a copy of ``first``'s, plus, for
-    centred sketches, the mean-correction row
-    ``sqrt(n₁n₂/(n₁+n₂)) (μ₁ − μ₂)``: the scatter of the union is
-    ``S₁ + S₂ + n₁n₂/(n₁+n₂) (μ₁ − μ₂)(μ₁ − μ₂)ᵀ`` exactly. Shrinkages add up,
-    means and per-feature sums of squares combine exactly (Chan et al.).
-    """
-    n1, n2 = first.n_samples_seen, second.n_samples_seen
-    rows = second.buffer[: second.n_rows]
-    if center and n1 and n2:
-        diff = first.mean - second.mean
-        correction = np.sqrt(n1 * n2 / (n1 + n2)) * diff
-        rows = np.vstack([rows, correction[None, :]])
-    buffer, squares = first.buffer.copy(), first.squares.copy()
-    n_rows, n_orth, deltas = stacked_rows_pass(
-        buffer,
-        squares,
-        first.n_rows,
-        first.n_orth,
-        rows,
-        m=first.sketch_size,
-        variant="fd" if variant == "cfd" else variant,
-        beta=beta,
-    )
-    total = n1 + n2
-    if center and total:
-        diff = second.mean - first.mean
-        mean = first.mean + diff * (n2 / total)
-        m2 = first.m2 + second.m2 + diff * diff * (n1 * n2 / total)
-    else:
-        mean, m2 = first.mean.copy(), first.m2 + second.m2
-    return finished_state(
-        first, buffer, squares, n_rows, n_orth, mean, m2, [*deltas, second.shrinkage], robust,
-        n_compactions=first.n_compactions + second.n_compactions + len(deltas),
-        n_samples_seen=total,
-        rng=copy_generator(first.rng),
-    )  # fmt: skip
-
-
 @dataclass(frozen=True)
 class SketchFrozen(ParamRecord):
     """The parameters that shape a sketch (every other one is live)."""
@@ -293,15 +114,29 @@ class FDFrozen(SketchFrozen):
 
 @dataclass(frozen=True)
 class RFDFrozen(SketchFrozen):
-    """:class:`SketchFrozen` plus Robust Frequent Directions' initial ridge."""
+    """:class:`SketchFrozen` plus Robust Frequent Directions' initial ridge.
+
+    RFD's sketch is FD's (``variant`` is always ``"fd"``, ``beta`` unused).
+    """
 
     alpha0: float
+    variant: ClassVar[str] = "fd"
+    beta: ClassVar[float] = 0.2
+
+
+@dataclass(frozen=True)
+class SketchLive(ParamRecord):
+    """The live parameters the read-outs use, as they were at the last committed call."""
+
+    n_components: int | None
+    whiten: bool
 
 
 class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineEstimator):
     """Shared engine of :class:`FrequentDirections` and :class:`RobustFrequentDirections`."""
 
     _accept_sparse = "csr"
+    _state: SketchState
 
     _parameter_constraints: ClassVar[dict] = {
         "verbose": ["verbose"],
@@ -316,14 +151,11 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "random_state": ["random_state"],
     }
 
-    # The sketch variant used by the engine ("fd", "pfd", "cfd", "isvd").
-    def _variant(self):
-        return "fd"
-
     def _is_robust(self):
         return False
 
     _frozen_record: ClassVar[type[ParamRecord]] = SketchFrozen
+    _live_record: ClassVar[type[ParamRecord]] = SketchLive
 
     # ---------------------------------------------------------------- fitting
     def _resolved_sketch_size(self, n_features):
@@ -396,22 +228,24 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             rng=as_generator(self.random_state) if randomized else None,
         )
 
-    def _pass_kwargs(self):
+    def _pass_kwargs(self, state):
+        """The shrink rule and centring of ``state``'s sketch (its frozen record)."""
+        frozen = state.frozen
         return {
-            "variant": self._variant(),
-            "beta": getattr(self, "beta", 0.2),
+            "variant": frozen.variant,
+            "beta": frozen.beta,
             "robust": self._is_robust(),
-            "center": bool(self.center),
+            "center": bool(frozen.center),
         }
 
     def _partial_fit_state(self, state, X, y):
         return sketch_pass(
             state,
             X,
-            method=self.compaction,
+            method=state.frozen.compaction,
             skip_zero_rows=self.skip_zero_rows,
-            sparse_solver=self.sparse_solver,
-            **self._pass_kwargs(),
+            sparse_solver=state.frozen.sparse_solver,
+            **self._pass_kwargs(state),
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -485,7 +319,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         for name in ("n_features_in_", "feature_names_in_"):
             if name in self.__dict__:
                 setattr(merged, name, self.__dict__[name])
-        merged._commit(merge_states(self._state, other._state, **self._pass_kwargs()))
+        merged._commit(merge_states(self._state, other._state, **self._pass_kwargs(self._state)))
         return merged
 
     def __add__(self, other):
@@ -577,13 +411,14 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """Number of components returned by :meth:`transform`."""
         state = self._fitted_state()
         limit = min(int(state.sketch_size) - 1, self.n_features_in_)
-        if self.n_components is not None:
-            if self.n_components > limit:
+        n_components = state.live.n_components
+        if n_components is not None:
+            if n_components > limit:  # set_params then merge: never validated
                 raise ValueError(
-                    f"n_components={self.n_components} exceeds min(sketch_size - 1, "
+                    f"n_components={n_components} exceeds min(sketch_size - 1, "
                     f"n_features) = {limit}."
                 )
-            return int(self.n_components)
+            return int(n_components)
         return int(limit)
 
     @property
@@ -591,14 +426,8 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return self.n_components_
 
     def _svd(self):
-        """Sign-fixed thin SVD of the sketch rows: ``(s, Vt)``."""
-        state = self._fitted_state()
-        B = state.buffer[: state.n_rows]
-        if B.shape[0] == 0:
-            return np.zeros(0), np.zeros((0, B.shape[1]))
-        U, s, Vt = thin_svd(B)
-        U, Vt = svd_flip(U, Vt, u_based_decision=False)
-        return s, Vt
+        """Sign-fixed thin SVD of the sketch rows: ``(s, Vt)``, cached on the state."""
+        return self._fitted_state().svd()
 
     def _eigen_extra(self, s):
         """What the estimator adds to ``s²`` in its eigenvalue estimates (RFD: ``Δ/2``)."""
@@ -622,8 +451,9 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """Top right singular vectors of ``B``, an array of shape (n_components_, n_features).
 
         The principal axes (of the centred data by default), sign-fixed
-        (``svd_flip``). Computed from the sketch on access
-        (``O(sketch_size² · n_features)``). Rows beyond the sketch's rank (only
+        (``svd_flip``). Computed from the sketch's SVD
+        (``O(sketch_size² · n_features)``, once per update: cached on the
+        state, as every read-out uses it). Rows beyond the sketch's rank (only
         before ``n_components_`` rows have been seen) are zero.
         """
         return self._components()[0]
@@ -703,7 +533,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         C = components.astype(X.dtype, copy=False)
         out = np.asarray(safe_sparse_dot(X, C.T, dense_output=True))
         out -= self._mean_for(X.dtype) @ C.T
-        if self.whiten:
+        if self._fitted_state().live.whiten:
             out /= np.maximum(np.sqrt(ev), np.finfo(X.dtype).eps).astype(X.dtype)
         return out
 
@@ -732,7 +562,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 f"n_components_={self.n_components_}."
             )
         components, ev = self._components()
-        if self.whiten:
+        if self._fitted_state().live.whiten:
             components = np.sqrt(ev)[:, None] * components
         return X @ components.astype(X.dtype, copy=False) + self._mean_for(X.dtype)
 
@@ -796,7 +626,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """``(B, alpha)`` such that the scatter estimate is ``BᵀB + αI``."""
         state = self._fitted_state()
         B = state.buffer[: state.n_rows]
-        if self._variant() == "cfd" and B.shape[0]:
+        if state.frozen.variant == "cfd" and B.shape[0]:
             # CFD: raise the retained directions by the total shrinkage Delta.
             s, Vt = self._svd()
             keep = s > np.finfo(np.float64).eps * max(s[0], 0.0) * max(B.shape)
@@ -931,11 +761,37 @@ def _check_finite_magnitude(X):
     return float(largest)
 
 
-_COMMON_PARAMS = """\
+class FrequentDirections(_BaseFrequentDirections):
+    """Frequent Directions: a deterministic streaming sketch of the scatter matrix.
+
+    Streams the rows of ``A`` (n × d), centred by default, into a sketch ``B``
+    of at most ``2 · sketch_size`` rows such that, for every ``k < sketch_size``,
+
+        ``0 ⪯ SᵀS − BᵀB ⪯ Δ·I``  and  ``Δ ≤ ‖S − S_k‖_F² / (sketch_size − k)``
+
+    for the centred data ``S = A − 1μᵀ`` (``A`` with ``center=False``; Luo
+    et al. 2019, eq. 1, Lemma 4 and Lemma 5 for the doubling buffer; Liberty
+    2013; the paper's Alg. 4 prints its input as ``B^(0)``, read ``B^(m−1)``)
+    — for ``variant="fd"``; ``"cfd"`` keeps the error within ``±Δ``,
+    ``"pfd"`` has a weaker bound and ``"isvd"`` none. Default: the
+    doubling-buffer Algorithm 4 of the paper, amortised
+    ``O(sketch_size · n_features)`` time per row and
+    ``O(sketch_size · n_features)`` memory.
+
+    ``transform`` projects the centred rows on the top right singular vectors
+    of the sketch. For a full-rank, better conditioned estimate with half the
+    error bound, use :class:`RobustFrequentDirections`.
+
+    Read more in the :ref:`User Guide <sketching>`.
+
+    Parameters
+    ----------
     n_components : int, default=None
         Number of components (output dimension) of :meth:`transform`, at most
         ``sketch_size - 1`` and ``n_features``. ``None`` means
-        ``min(sketch_size - 1, n_features)``.
+        ``min(sketch_size - 1, n_features)``. Live: the read-outs use the value
+        of the last ``fit``/``partial_fit`` (``n_components_``); ``set_params``
+        changes them from the next call on.
 
     sketch_size : int or "auto", default="auto"
         The paper's ``m`` (>= 2), the memory: a compaction keeps
@@ -945,32 +801,50 @@ _COMMON_PARAMS = """\
         ``2 · n_components + 8`` (20 without ``n_components``), at most
         ``n_features + 1``, chosen by measurement (user guide); resolved at
         the first call (``sketch_size_``).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
     center : bool, default=True
         Centre the data, as IncrementalPCA: the rows are streamed as Welford
         rows ``sqrt((t-1)/t)(x_t − μ_{t-1})``, whose outer products add up to
         the centred scatter exactly, so the sketch approximates it with the
         guarantee below for the centred matrix. ``False`` sketches the
-        uncentred ``AᵀA`` (the papers). Fixed at the first call.
+        uncentred ``AᵀA`` (the papers).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
     whiten : bool, default=False
         Divide the output of :meth:`transform` by ``sqrt(explained_variance_)``
         (and multiply back in :meth:`inverse_transform`), as IncrementalPCA.
-"""
+        Live: the read-outs use the value of the last ``fit``/``partial_fit``.
 
-_COMMON_PARAMS_TAIL = """\
+    variant : {"fd", "pfd", "cfd", "isvd"}, default="fd"
+        ``"fd"``: Frequent Directions (Alg. 1/4). ``"pfd"``: parameterized FD
+        (Desai et al. 2016): only the last ``max(1, floor(beta · sketch_size))``
+        of the top ``sketch_size`` values are shrunk (worse bound by a constant).
+        ``"cfd"``: compensative FD: FD's sketch, with the scatter estimate
+        raised by ``Δ`` on the retained directions (same bound as FD; affects
+        :meth:`covariance_operator`, :meth:`solve`, :meth:`score` and
+        ``explained_variance_``, not :meth:`transform`). ``"isvd"``: greedy
+        truncation (Alg. 8), **no guarantee** (the paper's Appendix F shows it
+        can miss a dominant direction entirely).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    beta : float, default=0.2
+        PFD's proportion of shrunk singular values, in (0, 1]. Only used with
+        ``variant="pfd"``. Frozen at the first call: changing it takes effect at the next ``fit``.
+
     buffer : {"double", "single"}, default="double"
         ``"double"``: the fast doubling buffer (Alg. 4/5): one compaction every
         ``sketch_size + 1`` rows after the first ``2 · sketch_size``, amortised
         ``O(sketch_size · n_features)`` per row. ``"single"``: the exact
         textbook Alg. 1/2, one compaction per row after the first
         ``sketch_size - 1`` (``O(sketch_size² · n_features)`` per row).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
     skip_zero_rows : bool, default=False
         Do not append rows that are zero (after centring) to the buffer. They
         do not change the sketched matrix but do move the compaction schedule;
         skipping them saves compactions and keeps every bound. Off by default
-        (paper-literal).
+        (paper-literal). Live: acts on the rows of the next calls.
 
     compaction : {"gram", "svd"}, default="gram"
         How a full buffer is decomposed. ``"svd"``: thin SVD of the
@@ -979,6 +853,7 @@ _COMMON_PARAMS_TAIL = """\
         the blocks of the new rows are computed (the sketch's own block is
         diagonal), in a compiled pass; the sketch's ``BᵀB`` agrees with the
         SVD route to rounding relative to ``‖A‖²``.
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
     sparse_solver : {"exact", "randomized"}, default="exact"
         How CSR rows are compacted. ``"exact"``: the same compactions as for
@@ -990,14 +865,22 @@ _COMMON_PARAMS_TAIL = """\
         about ``2 · sketch_size · n_features`` non-zeros are compressed by a
         randomized range finder before entering the sketch, time ``O(nnz ·
         sketch_size)``; FD's bound then holds with high probability (user
-        guide). Fixed at the first call.
+        guide). Frozen at the first call: changing it takes effect at the next ``fit``.
 
     random_state : int, RandomState instance, Generator or None, default=None
-        Seed of the random test matrices of ``sparse_solver="randomized"``
-        (fixed at the first call then); unused otherwise.
-"""
+        Seed of the random test matrices of ``sparse_solver="randomized"``;
+        unused otherwise.
+        With that solver, frozen at the first call: changing it takes effect at the next ``fit``.
 
-_COMMON_ATTRS = """\
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second), ``2`` one per 1000 rows. Live.
+
+    Attributes
+    ----------
+    alpha_ : float
+        Always 0.0: FD approximates the scatter by ``BᵀB`` alone.
+
     n_components_ : int
         Output width of :meth:`transform`.
 
@@ -1050,9 +933,12 @@ _COMMON_ATTRS = """\
 
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during fit, when ``X`` has string column names.
-"""
 
-_COMMON_NOTES = """\
+    See Also
+    --------
+    RobustFrequentDirections : FD plus the optimal ridge term ``αI``.
+    sklearn.decomposition.IncrementalPCA : Exact but ``O(batch_size · n_features)``-memory peer.
+
     Notes
     -----
     A drop-in replacement of :class:`~sklearn.decomposition.IncrementalPCA`:
@@ -1071,67 +957,7 @@ _COMMON_NOTES = """\
     The sketch is kept in float64 whatever the input dtype (FD subtracts
     squared singular values, which loses digits quickly in float32);
     :meth:`transform` returns the input's floating dtype.
-"""
 
-
-class FrequentDirections(_BaseFrequentDirections):
-    __doc__ = f"""Frequent Directions: a deterministic streaming sketch of the scatter matrix.
-
-    Streams the rows of ``A`` (n × d), centred by default, into a sketch ``B``
-    of at most ``2 · sketch_size`` rows such that, for every ``k < sketch_size``,
-
-        ``0 ⪯ SᵀS − BᵀB ⪯ Δ·I``  and  ``Δ ≤ ‖S − S_k‖_F² / (sketch_size − k)``
-
-    for the centred data ``S = A − 1μᵀ`` (``A`` with ``center=False``; Luo
-    et al. 2019, eq. 1, Lemma 4 and Lemma 5 for the doubling buffer; Liberty
-    2013; the paper's Alg. 4 prints its input as ``B^(0)``, read ``B^(m−1)``)
-    — for ``variant="fd"``; ``"cfd"`` keeps the error within ``±Δ``,
-    ``"pfd"`` has a weaker bound and ``"isvd"`` none. Default: the
-    doubling-buffer Algorithm 4 of the paper, amortised
-    ``O(sketch_size · n_features)`` time per row and
-    ``O(sketch_size · n_features)`` memory.
-
-    ``transform`` projects the centred rows on the top right singular vectors
-    of the sketch. For a full-rank, better conditioned estimate with half the
-    error bound, use :class:`RobustFrequentDirections`.
-
-    Read more in the :ref:`User Guide <sketching>`.
-
-    Parameters
-    ----------
-{_COMMON_PARAMS}
-    variant : {{"fd", "pfd", "cfd", "isvd"}}, default="fd"
-        ``"fd"``: Frequent Directions (Alg. 1/4). ``"pfd"``: parameterized FD
-        (Desai et al. 2016): only the last ``max(1, floor(beta · sketch_size))``
-        of the top ``sketch_size`` values are shrunk (worse bound by a constant).
-        ``"cfd"``: compensative FD: FD's sketch, with the scatter estimate
-        raised by ``Δ`` on the retained directions (same bound as FD; affects
-        :meth:`covariance_operator`, :meth:`solve`, :meth:`score` and
-        ``explained_variance_``, not :meth:`transform`). ``"isvd"``: greedy
-        truncation (Alg. 8), **no guarantee** (the paper's Appendix F shows it
-        can miss a dominant direction entirely).
-
-    beta : float, default=0.2
-        PFD's proportion of shrunk singular values, in (0, 1]. Only used with
-        ``variant="pfd"``.
-
-{_COMMON_PARAMS_TAIL}
-    verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second), ``2`` one per 1000 rows.
-
-    Attributes
-    ----------
-    alpha_ : float
-        Always 0.0: FD approximates the scatter by ``BᵀB`` alone.
-
-{_COMMON_ATTRS}
-    See Also
-    --------
-    RobustFrequentDirections : FD plus the optimal ridge term ``αI``.
-    sklearn.decomposition.IncrementalPCA : Exact but ``O(batch_size · n_features)``-memory peer.
-
-{_COMMON_NOTES}
     References
     ----------
     Luo, Chen, Zhang, Li, Zhang. Robust Frequent Directions with Application in
@@ -1193,17 +1019,14 @@ class FrequentDirections(_BaseFrequentDirections):
 
     _frozen_record: ClassVar[type[ParamRecord]] = FDFrozen
 
-    def _variant(self):
-        return self.variant
-
     def _eigen_extra(self, squares):
-        if self.variant == "cfd":  # raised by Δ on the retained directions
+        if self._fitted_state().frozen.variant == "cfd":  # raised by Δ on the retained directions
             return np.where(squares > 0, self._fitted_state().shrinkage, 0.0)
         return np.zeros_like(squares)
 
 
 class RobustFrequentDirections(_BaseFrequentDirections):
-    __doc__ = f"""Robust Frequent Directions: FD plus the optimal ridge ``αI``.
+    """Robust Frequent Directions: FD plus the optimal ridge ``αI``.
 
     Approximates the (centred) scatter ``SᵀS + alpha0·I`` by ``BᵀB + alpha_·I``
     where ``B`` is exactly the Frequent Directions sketch and ``alpha_`` grows
@@ -1231,29 +1054,168 @@ class RobustFrequentDirections(_BaseFrequentDirections):
 
     Parameters
     ----------
-{_COMMON_PARAMS}
+    n_components : int, default=None
+        Number of components (output dimension) of :meth:`transform`, at most
+        ``sketch_size - 1`` and ``n_features``. ``None`` means
+        ``min(sketch_size - 1, n_features)``. Live: the read-outs use the value
+        of the last ``fit``/``partial_fit`` (``n_components_``); ``set_params``
+        changes them from the next call on.
+
+    sketch_size : int or "auto", default="auto"
+        The paper's ``m`` (>= 2), the memory: a compaction keeps
+        ``sketch_size - 1`` directions; with ``buffer="double"`` the buffer
+        holds up to ``2 · sketch_size`` rows, so memory is ``2 · sketch_size ·
+        n_features`` floats whatever the number of rows streamed. ``"auto"``:
+        ``2 · n_components + 8`` (20 without ``n_components``), at most
+        ``n_features + 1``, chosen by measurement (user guide); resolved at
+        the first call (``sketch_size_``).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    center : bool, default=True
+        Centre the data, as IncrementalPCA: the rows are streamed as Welford
+        rows ``sqrt((t-1)/t)(x_t − μ_{t-1})``, whose outer products add up to
+        the centred scatter exactly, so the sketch approximates it with the
+        guarantee below for the centred matrix. ``False`` sketches the
+        uncentred ``AᵀA`` (the papers).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    whiten : bool, default=False
+        Divide the output of :meth:`transform` by ``sqrt(explained_variance_)``
+        (and multiply back in :meth:`inverse_transform`), as IncrementalPCA.
+        Live: the read-outs use the value of the last ``fit``/``partial_fit``.
+
     alpha0 : float, default=0.0
         Initial ridge ``alpha`` (``α^(m−1)`` in Alg. 2): the sketch then targets
         the scatter plus ``alpha0·I``. The default 0 is the paper's
         hyperparameter-free "RFD0".
+        Frozen at the first call: changing it takes effect at the next ``fit``.
 
-{_COMMON_PARAMS_TAIL}
+    buffer : {"double", "single"}, default="double"
+        ``"double"``: the fast doubling buffer (Alg. 4/5): one compaction every
+        ``sketch_size + 1`` rows after the first ``2 · sketch_size``, amortised
+        ``O(sketch_size · n_features)`` per row. ``"single"``: the exact
+        textbook Alg. 1/2, one compaction per row after the first
+        ``sketch_size - 1`` (``O(sketch_size² · n_features)`` per row).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    skip_zero_rows : bool, default=False
+        Do not append rows that are zero (after centring) to the buffer. They
+        do not change the sketched matrix but do move the compaction schedule;
+        skipping them saves compactions and keeps every bound. Off by default
+        (paper-literal). Live: acts on the rows of the next calls.
+
+    compaction : {"gram", "svd"}, default="gram"
+        How a full buffer is decomposed. ``"svd"``: thin SVD of the
+        ``2m × d`` buffer (LAPACK gesdd), the textbook route. ``"gram"``:
+        eigendecomposition of the small ``2m × 2m`` Gram matrix, of which only
+        the blocks of the new rows are computed (the sketch's own block is
+        diagonal), in a compiled pass; the sketch's ``BᵀB`` agrees with the
+        SVD route to rounding relative to ``‖A‖²``.
+        Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    sparse_solver : {"exact", "randomized"}, default="exact"
+        How CSR rows are compacted. ``"exact"``: the same compactions as for
+        dense rows, with the Gram matrix and the new rows computed from the
+        sparse rows (``O(nnz · sketch_size)`` for their part; the sketch's part
+        still costs ``O(sketch_size² · n_features)`` per compaction), same
+        sketch as for dense input up to rounding. ``"randomized"``: sparse
+        Frequent Directions (Ghashami, Liberty & Phillips 2016): blocks of
+        about ``2 · sketch_size · n_features`` non-zeros are compressed by a
+        randomized range finder before entering the sketch, time ``O(nnz ·
+        sketch_size)``; FD's bound then holds with high probability (user
+        guide). Frozen at the first call: changing it takes effect at the next ``fit``.
+
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seed of the random test matrices of ``sparse_solver="randomized"``;
+        unused otherwise.
+        With that solver, frozen at the first call: changing it takes effect at the next ``fit``.
+
     verbose : int, default=0
         Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second), ``2`` one per 1000 rows.
+        per second), ``2`` one per 1000 rows. Live.
 
     Attributes
     ----------
     alpha_ : float
         The ridge term; always ``alpha0 + shrinkage_ / 2``.
 
-{_COMMON_ATTRS}
+    n_components_ : int
+        Output width of :meth:`transform`.
+
+    components_ : ndarray of shape (n_components_, n_features)
+        Principal axes: the top right singular vectors of the sketch,
+        sign-fixed.
+
+    explained_variance_ : ndarray of shape (n_components_,)
+        Variance along each component (the sketch's estimate, divided by
+        ``n_samples_seen_ - 1``): lower than the exact value by at most
+        ``shrinkage_ / (n_samples_seen_ - 1)`` for FD, within half that for
+        RFD.
+
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+        ``explained_variance_`` over the exact total variance.
+
+    singular_values_ : ndarray of shape (n_components_,)
+        Estimated singular values of the centred data matrix.
+
+    mean_ : ndarray of shape (n_features,)
+        Per-feature mean (zeros with ``center=False``).
+
+    var_ : ndarray of shape (n_features,)
+        Per-feature variance (exact).
+
+    noise_variance_ : float
+        The probabilistic-PCA noise variance.
+
+    n_samples_seen_ : int
+        Rows streamed so far (across ``partial_fit`` calls).
+
+    sketch_size_ : int
+        The sketch size in use.
+
+    n_compactions_ : int
+        Number of compactions (SVD/shrink steps) so far.
+
+    shrinkage_ : float
+        ``Δ``, the sum over compactions of the subtracted ``σ_m²``. For FD
+        (``variant="fd"``, and RFD) ``0 ⪯ SᵀS − BᵀB ⪯ Δ·I`` for the (centred)
+        data ``S`` and ``Δ`` is at most ``‖S − S_k‖_F² / (sketch_size − k)``
+        for every ``k < sketch_size``; CFD's estimate is within ``±Δ``. PFD
+        and iSVD carry no such bound.
+
+    sketch_ : ndarray of shape (n_rows, n_features)
+        The current sketch ``B`` (read-only property).
+
+    n_features_in_ : int
+        Number of features seen during the first fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
     See Also
     --------
     FrequentDirections : The same sketch without the ridge term.
     sklearn.decomposition.IncrementalPCA : The exact peer it replaces.
 
-{_COMMON_NOTES}
+    Notes
+    -----
+    A drop-in replacement of :class:`~sklearn.decomposition.IncrementalPCA`:
+    same ``transform``/``inverse_transform``/``get_covariance``/
+    ``get_precision`` and fitted attributes, centred by default, at
+    ``O(sketch_size · n_features)`` memory and amortised time per row
+    (IncrementalPCA: ``O(batch_size · n_features)`` memory, an SVD per
+    batch). The centring is exact: ``Σ_t r_t r_tᵀ`` of the Welford rows is the
+    centred scatter ``S = (A − 1μᵀ)ᵀ(A − 1μᵀ)``, so for every ``k <
+    sketch_size``
+
+        ``0 ⪯ S − BᵀB ⪯ Δ·I``,  ``Δ ≤ ‖A_c − [A_c]_k‖_F² / (sketch_size − k)``
+
+    with ``A_c = A − 1μᵀ`` the centred data (FD; RFD halves it).
+
+    The sketch is kept in float64 whatever the input dtype (FD subtracts
+    squared singular values, which loses digits quickly in float32);
+    :meth:`transform` returns the input's floating dtype.
+
     References
     ----------
     Luo, Chen, Zhang, Li, Zhang. Robust Frequent Directions with Application in

@@ -24,7 +24,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
 from ..base import OnlineEstimator, ParamRecord
-from ..utils._sketch import single_blas_thread
+from ..utils._blas import single_blas_thread
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
     LinearState,

@@ -32,6 +32,8 @@ from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport ddot, dgemm, dgemv
 from scipy.linalg.cython_lapack cimport dsyevd
 
+from ..utils._shrink cimport VARIANT_FD, n_kept, shrink_delta, shrunk_value
+
 import numpy as np
 
 cdef enum:
@@ -589,26 +591,23 @@ cdef int sketch_top_eig(Sketch* s, int count) noexcept nogil:
 cdef int sketch_compact(Sketch* s) noexcept nogil:
     """One compaction: rotate onto the top ``m − 1`` eigenvectors of ``S`` and shrink."""
     cdef int q = s.q_dim[0], d = s.d, m = s.m, i, j, k, n_values, kept_n
-    cdef double delta, top, val
+    cdef double delta, top, lam_m, val
     cdef int rows = s.n_rows[0]
     cdef double one = 1.0, zero = 0.0
     cdef int count = m if m < q else q
     if sketch_top_eig(s, count) != 0:
         return -1
     n_values = rows if rows < d else d
-    # squared singular values in decreasing order: the q eigenvalues, then zeros
+    # squared singular values in decreasing order: the q eigenvalues, then zeros;
+    # the shrink rule is utils/_shrink.pxd's (λ_1 = top, λ_m = ev[0] when m <= q)
     top = s.ev[count - 1] if count > 0 else 0.0
     if top < 0.0:
         top = 0.0
-    if n_values >= m:
-        delta = s.ev[0] if m <= q else 0.0
-        if delta < 0.0:
-            delta = 0.0
-    else:
-        delta = 0.0
-    if n_values > 0 and delta <= n_values * EPS * top:
-        delta = 0.0
-    k = m - 1 if m - 1 < n_values else n_values
+    lam_m = s.ev[0] if m <= q else 0.0
+    if lam_m < 0.0:
+        lam_m = 0.0
+    delta = shrink_delta(lam_m, n_values, m, top)
+    k = n_kept(n_values, m)
     # new basis: eigenvectors with a positive kept value, largest first
     kept_n = 0
     for i in range(k):
@@ -617,7 +616,7 @@ cdef int sketch_compact(Sketch* s) noexcept nogil:
         val = s.ev[count - 1 - i]
         if val < 0.0:
             val = 0.0
-        val -= delta
+        val = shrunk_value(val, i, delta, m, VARIANT_FD, 0)
         if val > 0.0:
             s.tmp[kept_n] = val
             for j in range(q):  # row kept_n of the rotation C

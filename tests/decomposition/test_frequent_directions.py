@@ -14,8 +14,8 @@ import pytest
 import scipy.sparse as sp
 
 from skonline import FrequentDirections, RobustFrequentDirections
+from skonline.decomposition._frequent_directions_kernels import compact, shrunk_squares
 from skonline.evaluation import _sketch_metrics, covariance_error
-from skonline.utils._sketch import compact, shrunk_squares
 
 
 # --------------------------------------------------------------- references
@@ -419,7 +419,7 @@ def test_float32_csr_input(low_rank_plus_noise):
 
 
 def test_failed_compaction_leaves_state_untouched(monkeypatch, low_rank_plus_noise):
-    from skonline.utils import _sketch
+    from skonline.decomposition import _frequent_directions_kernels as _sketch
 
     A = low_rank_plus_noise(n=200, d=12)
     rfd = RobustFrequentDirections(center=False, sketch_size=4).fit(A[:50])
@@ -440,7 +440,7 @@ def test_failed_compaction_leaves_state_untouched(monkeypatch, low_rank_plus_noi
 
 
 def test_failed_eigensolver_falls_back_to_svd(monkeypatch):
-    from skonline.utils import _sketch
+    from skonline.decomposition import _frequent_directions_kernels as _sketch
 
     Bhat = np.random.default_rng(0).standard_normal((8, 40))
     expected = compact(Bhat, 4, method="svd")
@@ -496,3 +496,35 @@ def test_solve_rejects_scalars_and_warns_for_huge_covariance(monkeypatch, low_ra
         rfd.get_covariance()
     with pytest.warns(UserWarning, match="dense 10 x 10"):
         rfd.get_precision()
+
+
+# --------------------------------------------------------- cached read-outs
+def test_read_outs_share_one_svd_per_committed_state(monkeypatch, low_rank_plus_noise):
+    from skonline.decomposition import _frequent_directions_kernels as kernels
+
+    A = low_rank_plus_noise(n=120, d=10)
+    calls = {"n": 0}
+    real = kernels.thin_svd
+
+    def counting(B):
+        calls["n"] += 1
+        return real(B)
+
+    monkeypatch.setattr(kernels, "thin_svd", counting)
+    for est in (FrequentDirections(sketch_size=4, variant="cfd"), RobustFrequentDirections()):
+        est.fit(A[:60])
+        before = pickle.dumps(est)
+        calls["n"] = 0
+        expected = est.components_.copy()
+        est.explained_variance_ratio_, est.noise_variance_, est.transform(A[:3])
+        est.get_covariance(), est.get_precision(), est.solve(np.ones(10)), est.score(A)
+        assert calls["n"] == 1
+        assert pickle.dumps(est) == before  # the cache is not part of the pickle
+        assert pickle.loads(pickle.dumps(est))._state.__dict__.keys() == (
+            type(est)().fit(A[:60])._state.__dict__.keys()
+        )
+        est.partial_fit(A[60:])  # a new state: its own SVD, of the new sketch
+        fresh = type(est)(**est.get_params()).fit(A)
+        np.testing.assert_array_equal(est.components_, fresh.components_)
+        assert not np.array_equal(est.components_, expected)
+        assert calls["n"] == 3

@@ -17,12 +17,19 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from skonline.utils._sketch_fast import STATUS_FALLBACK, welford_rows
+from skonline.decomposition._frequent_directions_fast import STATUS_FALLBACK, welford_rows
 
 from skonline import FrequentDirections, RobustFrequentDirections
+from skonline.decomposition import _frequent_directions_kernels as _sketch
 from skonline.decomposition._frequent_directions import auto_sketch_size
-from skonline.utils import _sketch
-from skonline.utils._sketch import CsrRows, WelfordBlock, dense_pass, randomized_sparse_pass
+from skonline.decomposition._frequent_directions_kernels import (
+    CsrRows,
+    ShrinkRule,
+    SketchBuffer,
+    WelfordBlock,
+    dense_pass,
+    randomized_sparse_pass,
+)
 
 from .test_frequent_directions import estimate, spectral, textbook_fd
 
@@ -63,8 +70,9 @@ def test_welford_rows_match_the_slow_transcription(low_rank_plus_noise):
     A = low_rank_plus_noise(n=80, d=7, rank=3) + 50.0
     ref, ref_mean = welford_reference(A)
     mean, m2 = np.zeros(7), np.zeros(7)
-    R, count = welford_rows(A, mean, m2, 0, True)
-    assert count == 80
+    sketch = SketchBuffer(np.zeros((0, 7)), np.zeros(0), mean, m2)
+    R = welford_rows(sketch, A, True)
+    assert sketch.count == 80
     np.testing.assert_array_equal(R, ref)  # the same operations in the same order
     np.testing.assert_array_equal(mean, ref_mean)
     # Σ r rᵀ is the centred scatter exactly (up to the rounding of the running mean)
@@ -297,8 +305,8 @@ def test_welford_block_operators_match_its_dense_rows():
     s0 = rng.standard_normal(12) * 20
     block = WelfordBlock(CsrRows.from_csr(X), 20, s0, center=True)
     # the dense rows: Welford from a state of 20 rows with sum s0
-    mean, m2 = s0 / 20, np.zeros(12)
-    R, _ = welford_rows(X.toarray(), mean, m2, 20, True)
+    sketch = SketchBuffer(np.zeros((0, 12)), np.zeros(0), s0 / 20, np.zeros(12), count=20)
+    R = welford_rows(sketch, X.toarray(), True)
     np.testing.assert_allclose(block.dense(), R, atol=1e-13)
     V, W = rng.standard_normal((12, 3)), rng.standard_normal((30, 3))
     np.testing.assert_allclose(block.matmat(V), R @ V, atol=1e-12)
@@ -339,14 +347,11 @@ def test_randomized_block_with_low_stable_rank_falls_back_to_exact():
     m, p = 4, 4 + _sketch.RANGE_OVERSAMPLE
     X = sp.csr_matrix(rng.standard_normal((400, p + 1)) @ rng.standard_normal((p + 1, 60)))
     d = X.shape[1]
-    buffer, squares = np.zeros((2 * m, d)), np.zeros(2 * m)
-    out = randomized_sparse_pass(
-        buffer, squares, 0, 0, X, np.zeros(d), np.zeros(d), 0, m=m, rng=rng, center=False
-    )
-    n_rows = out[0]
+    sketch = SketchBuffer(np.zeros((2 * m, d)), np.zeros(2 * m), np.zeros(d), np.zeros(d))
+    deltas = randomized_sparse_pass(sketch, X, ShrinkRule(m), rng=rng, center=False)
     A = X.toarray()
-    B = buffer[:n_rows]
-    Delta = float(np.sum(out[5]))
+    B = sketch.buffer[: sketch.n_rows]
+    Delta = float(np.sum(deltas))
     eig = np.linalg.eigvalsh(A.T @ A - B.T @ B)
     tol = 400 * EPS * np.sum(A * A)
     assert eig[0] >= -tol and eig[-1] <= Delta + tol
@@ -360,34 +365,29 @@ def test_gram_pass_falls_back_to_svd_when_asked(monkeypatch, low_rank_plus_noise
     real = _sketch.gram_pass
     calls = {"n": 0}
 
-    def first_fails(buffer, squares, n_rows, n_orth, X, start, *args):
+    def first_fails(sketch, rule, X, start, *args):
         calls["n"] += 1
         if calls["n"] > 1:
-            return real(buffer, squares, n_rows, n_orth, X, start, *args)
-        take = buffer.shape[0] - n_rows  # fill the buffer, then report a failure
-        buffer[n_rows:] = X[start : start + take]
-        return buffer.shape[0], n_orth, start + take, 0, start + take, STATUS_FALLBACK
+            return real(sketch, rule, X, start, *args)
+        take = sketch.buffer.shape[0] - sketch.n_rows  # fill the buffer, then report a failure
+        sketch.buffer[sketch.n_rows :] = X[start : start + take]
+        sketch.n_rows, sketch.count = sketch.buffer.shape[0], sketch.count + take
+        return 0, start + take, STATUS_FALLBACK
 
     monkeypatch.setattr(_sketch, "gram_pass", first_fails)
     d = A.shape[1]
-    buffer, squares = np.zeros((8, d)), np.zeros(8)
-    n_rows, _, count, deltas = dense_pass(
-        buffer, squares, 0, 0, A, np.zeros(d), np.zeros(d), 0, m=4, center=False
-    )
+    sketch = SketchBuffer(np.zeros((8, d)), np.zeros(8), np.zeros(d), np.zeros(d))
+    deltas = dense_pass(sketch, A, ShrinkRule(4), center=False)
     B_ref, _, n_svd = textbook_fd(A, 4)
-    B = buffer[:n_rows]
-    assert calls["n"] == 2 and count == 60 and len(deltas) == n_svd
+    B = sketch.buffer[: sketch.n_rows]
+    assert calls["n"] == 2 and sketch.count == 60 and len(deltas) == n_svd
     np.testing.assert_allclose(B.T @ B, B_ref.T @ B_ref, rtol=0, atol=1e-10 * np.sum(A * A))
 
 
 def test_gram_pass_reports_a_non_finite_gram_matrix():
     d = 5
-    buffer, squares = np.zeros((4, d)), np.zeros(4)
+    sketch = SketchBuffer(np.zeros((4, d)), np.zeros(4), np.zeros(d), np.zeros(d))
     X = np.ones((6, d))
     X[2, 0] = np.nan  # validation refuses this; the kernel must not compact it
-    out = _sketch.gram_pass(
-        buffer, squares, 0, 0, X, 0, 2, 0, 1, False, False, np.zeros(d), np.zeros(d), 0,
-        np.zeros(8),
-    )  # fmt: skip
-    n_rows, _, _, n_done, stop, status = out
-    assert status == STATUS_FALLBACK and n_rows == 4 and stop == 4 and n_done == 0
+    n_done, stop, status = _sketch.gram_pass(sketch, ShrinkRule(2), X, 0, False, False, np.zeros(8))
+    assert status == STATUS_FALLBACK and sketch.n_rows == 4 and stop == 4 and n_done == 0

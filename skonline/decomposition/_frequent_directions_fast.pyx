@@ -16,16 +16,21 @@ through its Gram matrix, built block by block:
 * one ``dsyevd`` of the Gram matrix gives the new rows
   ``diag(sqrt(kept / λ)) Uᵀ [B; X]`` (one ``dgemm``).
 
-No Python runs between compactions. The caller passes copies of the state
-arrays (buffer, squared norms, mean, per-feature sums of squares); they are
-updated in place.
+No Python runs between compactions. The caller passes a :class:`SketchBuffer`
+(its own copies of the state arrays: buffer, squared norms, mean, per-feature
+sums of squares, and the counters), updated in place, and the
+:class:`ShrinkRule` of the compactions.
 """
 
-from libc.math cimport fabs, isfinite, sqrt
+from libc.math cimport fabs, floor, isfinite, sqrt
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from scipy.linalg.cython_blas cimport dgemm, dsyrk
 from scipy.linalg.cython_lapack cimport dsyevd
+
+from ..utils._shrink cimport (
+    VARIANT_FD, VARIANT_ISVD, VARIANT_PFD, n_kept, shrink_delta, shrunk_value,
+)
 
 import numpy as np
 
@@ -33,10 +38,8 @@ ctypedef fused floating_in:
     float
     double
 
-cdef double EPS = np.finfo(np.float64).eps
-
-#: Variant codes of the shrink step (``shrunk_squares`` in ``_sketch.py``).
-VARIANT_CODES = {"fd": 0, "pfd": 1, "isvd": 2}
+#: Variant codes of the shrink step (``utils/_shrink.pxd``).
+VARIANT_CODES = {"fd": VARIANT_FD, "pfd": VARIANT_PFD, "isvd": VARIANT_ISVD}
 
 cdef enum:
     DONE = 0
@@ -92,23 +95,35 @@ cdef inline bint all_zero(const double* row, int d) noexcept nogil:
 
 cdef int shrink(const double* lam, int n_values, int m, int variant, int pfd_q,
                 double* kept, double* delta_out) noexcept nogil:
-    """The shrink step on the squared singular values ``lam`` (descending, clipped at 0).
+    """The shrink step (``utils/_shrink.pxd``) on ``lam`` (descending, clipped at 0).
 
     Returns the number ``k`` of kept values; ``kept[:k]`` and ``delta_out``
-    as :func:`skonline.utils._sketch.shrunk_squares`.
+    as :func:`skonline.decomposition._frequent_directions_kernels.shrunk_squares`.
     """
-    cdef int i, k
-    cdef double delta = lam[m - 1] if n_values >= m else 0.0
-    if n_values and delta <= n_values * EPS * lam[0]:
-        delta = 0.0  # numerically rank < m: rounding noise is not shrinkage
-    k = m - 1 if m - 1 < n_values else n_values
+    cdef int i, k = n_kept(n_values, m)
+    cdef double top = lam[0] if n_values > 0 else 0.0
+    cdef double delta = shrink_delta(lam[m - 1] if n_values >= m else 0.0, n_values, m, top)
     for i in range(k):
-        if variant == 0 or (variant == 1 and i >= m - pfd_q):
-            kept[i] = lam[i] - delta if lam[i] > delta else 0.0
-        else:
-            kept[i] = lam[i]
+        kept[i] = shrunk_value(lam[i], i, delta, m, variant, pfd_q)
     delta_out[0] = delta
     return k
+
+
+def shrink_squares(const double[::1] lam, ShrinkRule rule):
+    """The shrink step on squared singular values ``lam`` (descending, non-negative).
+
+    The Python face of ``utils/_shrink.pxd`` (through
+    :func:`~skonline.decomposition._frequent_directions_kernels.shrunk_squares`):
+    returns ``(kept, delta)``, ``kept`` a new array of ``min(m - 1, len(lam))``
+    values.
+    """
+    cdef int m = rule.m, n_values = lam.shape[0], k = n_kept(n_values, m)
+    cdef double delta = 0.0
+    kept = np.empty(k if k > 0 else 0, dtype=np.float64)
+    cdef double[::1] out = kept
+    if n_values > 0:
+        shrink(&lam[0], n_values, m, rule.code, rule.pfd_q, &out[0] if k > 0 else NULL, &delta)
+    return kept, delta
 
 
 cdef int compact(double* buf, int d, int cap, int n_orth, double* squares, int m,
@@ -160,70 +175,147 @@ cdef int compact(double* buf, int d, int cap, int n_orth, double* squares, int m
     return k
 
 
+cdef class ShrinkRule:
+    """The shrink rule of a sketch's compactions: sketch size ``m``, variant, PFD's ``beta``.
+
+    ``variant`` is ``"fd"`` (also RFD's and CFD's sketch), ``"pfd"`` or
+    ``"isvd"``; ``code`` and ``pfd_q`` (PFD's number of shrunk values,
+    ``max(1, floor(beta · m))``) are what ``utils/_shrink.pxd`` takes.
+    """
+
+    cdef readonly int m
+    cdef readonly str variant
+    cdef readonly double beta
+    cdef readonly int code
+    cdef readonly int pfd_q
+
+    def __init__(self, int m, str variant="fd", double beta=0.2):
+        if variant not in VARIANT_CODES:
+            raise ValueError(f"unknown variant {variant!r}")
+        self.m = m
+        self.variant = variant
+        self.beta = beta
+        self.code = VARIANT_CODES[variant]
+        self.pfd_q = max(1, <int> floor(beta * m))
+
+
+cdef class SketchBuffer:
+    """A sketch being filled by a pass: the caller's own copies of a state's arrays.
+
+    ``buffer`` (capacity x d): rows ``[0, n_rows)`` hold the sketch, the first
+    ``n_orth`` of them orthogonal with squared norms ``squares[:n_orth]``;
+    ``mean`` and ``m2`` (d,): the running mean and per-feature sums of the
+    squared streamed rows; ``count``: the rows seen. The passes update all of
+    them in place; assigning an array attribute rebinds the typed view too.
+    """
+
+    cdef double[:, ::1] B
+    cdef double[::1] sq
+    cdef double[::1] mu
+    cdef double[::1] ss
+    cdef object _buffer, _squares, _mean, _m2
+    cdef public Py_ssize_t n_rows
+    cdef public Py_ssize_t n_orth
+    cdef public long long count
+
+    def __init__(self, buffer, squares, mean, m2, Py_ssize_t n_rows=0, Py_ssize_t n_orth=0,
+                 long long count=0):
+        self.buffer = buffer
+        self.squares = squares
+        self.mean = mean
+        self.m2 = m2
+        self.n_rows = n_rows
+        self.n_orth = n_orth
+        self.count = count
+
+    @property
+    def buffer(self):
+        return self._buffer
+
+    @buffer.setter
+    def buffer(self, value):
+        self.B = value
+        self._buffer = value
+
+    @property
+    def squares(self):
+        return self._squares
+
+    @squares.setter
+    def squares(self, value):
+        self.sq = value
+        self._squares = value
+
+    @property
+    def mean(self):
+        return self._mean
+
+    @mean.setter
+    def mean(self, value):
+        self.mu = value
+        self._mean = value
+
+    @property
+    def m2(self):
+        return self._m2
+
+    @m2.setter
+    def m2(self, value):
+        self.ss = value
+        self._m2 = value
+
+
 def gram_pass(
-    double[:, ::1] buffer,
-    double[::1] squares,
-    Py_ssize_t n_rows,
-    Py_ssize_t n_orth,
+    SketchBuffer sketch,
+    ShrinkRule rule,
     const floating_in[:, :] X,
     Py_ssize_t start,
-    int m,
-    int variant,
-    int pfd_q,
     bint center,
     bint skip_zero_rows,
-    double[::1] mean,
-    double[::1] m2,
-    long long count,
     double[::1] deltas,
 ):
-    """Stream rows ``X[start:]`` into the buffer; compact through the Gram matrix when full.
+    """Stream rows ``X[start:]`` into the sketch; compact through the Gram matrix when full.
 
     Parameters
     ----------
-    buffer : ndarray of shape (capacity, d)
-        Rows ``[0, n_rows)`` hold the sketch; the first ``n_orth`` of them are
-        orthogonal with squared norms ``squares[:n_orth]``. Updated in place.
-    squares : ndarray of shape (capacity,)
-    n_rows, n_orth : int
+    sketch : SketchBuffer
+        Updated in place (buffer, squared norms, mean, sums of squares,
+        ``n_rows``, ``n_orth``, ``count``).
+    rule : ShrinkRule
+        The shrink rule of the compactions (``m - 1`` rows kept per compaction).
     X : ndarray of shape (n, d), float32 or float64, any strides
     start : int
         First row of ``X`` to stream.
-    m : int
-        Sketch size (``m - 1`` rows kept per compaction).
-    variant, pfd_q : int
-        Shrink variant code (:data:`VARIANT_CODES`) and PFD's number of shrunk values.
     center : bool
         Stream Welford rows (centred by the running mean) instead of the rows.
     skip_zero_rows : bool
         Do not append rows that are exactly zero (after centring).
-    mean, m2 : ndarray of shape (d,)
-        Running mean and per-feature sums of the squared streamed rows; updated.
-    count : int
-        Rows seen before this call.
     deltas : ndarray
         Receives the shrinkage ``δ`` of each compaction (large enough for all).
 
     Returns
     -------
-    n_rows, n_orth, count, n_deltas, stop, status : tuple
+    n_deltas, stop, status : tuple
         ``status`` is :data:`STATUS_DONE` when every row was streamed, or
         :data:`STATUS_FALLBACK` when a compaction could not be done through the
         Gram matrix: the buffer is then full and unchanged, the rows up to
         ``stop`` have been streamed, and the caller compacts by SVD and calls
         again from ``stop``.
     """
-    cdef int d = buffer.shape[1], cap = buffer.shape[0]
+    cdef int d = sketch.B.shape[1], cap = sketch.B.shape[0]
     cdef Py_ssize_t n = X.shape[0], i
     cdef Py_ssize_t stride = X.strides[1] // sizeof(floating_in)
     cdef int lwork = 1 + 6 * cap + 2 * cap * cap, liwork = 3 + 5 * cap
     cdef int k, n_deltas = 0, status = DONE
+    cdef int m = rule.m, variant = rule.code, pfd_q = rule.pfd_q
     cdef Py_ssize_t stop = n
+    cdef Py_ssize_t n_rows = sketch.n_rows, n_orth = sketch.n_orth
+    cdef long long count = sketch.count
     cdef double delta
-    cdef double* buf = &buffer[0, 0]
-    cdef double* sq = &squares[0]
-    cdef double* mu = &mean[0]
-    cdef double* ss = &m2[0]
+    cdef double* buf = &sketch.B[0, 0]
+    cdef double* sq = &sketch.sq[0]
+    cdef double* mu = &sketch.mu[0]
+    cdef double* ss = &sketch.ss[0]
     cdef double* G = <double*> malloc(cap * cap * sizeof(double))
     cdef double* w = <double*> malloc(cap * sizeof(double))
     cdef double* work = <double*> malloc(lwork * sizeof(double))
@@ -260,33 +352,32 @@ def gram_pass(
                     n_orth = k
     finally:
         free(G); free(w); free(work); free(iwork); free(lam); free(kept); free(W); free(rows)
-    return n_rows, n_orth, count, n_deltas, stop, status
+        sketch.n_rows, sketch.n_orth, sketch.count = n_rows, n_orth, count
+    return n_deltas, stop, status
 
 
-def welford_rows(
-    const floating_in[:, :] X,
-    double[::1] mean,
-    double[::1] m2,
-    long long count,
-    bint center,
-):
+def welford_rows(SketchBuffer sketch, const floating_in[:, :] X, bint center):
     """The rows a pass streams (Welford-centred or copied), as a new float64 array.
 
-    The same arithmetic as :func:`gram_pass`, row by row; ``mean`` and ``m2``
-    are updated in place. Returns ``(rows, count)``.
+    The same arithmetic as :func:`gram_pass`, row by row; the sketch's
+    ``mean``, ``m2`` and ``count`` are updated in place (its buffer is not
+    touched).
     """
     cdef int d = X.shape[1]
     cdef Py_ssize_t n = X.shape[0], i
     cdef Py_ssize_t stride = X.strides[1] // sizeof(floating_in)
+    cdef long long count = sketch.count
     out = np.empty((n, d), dtype=np.float64)
     cdef double[:, ::1] R = out
     if n == 0 or d == 0:
-        return out, count
+        return out
     with nogil:
         for i in range(n):
             count += 1
-            welford_row(&X[i, 0], stride, d, &R[i, 0], &mean[0], &m2[0], count, center)
-    return out, count
+            welford_row(&X[i, 0], stride, d, &R[i, 0], &sketch.mu[0], &sketch.ss[0], count,
+                        center)
+    sketch.count = count
+    return out
 
 
 def max_abs_finite(const floating_in[:, :] X):

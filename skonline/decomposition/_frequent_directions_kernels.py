@@ -1,4 +1,4 @@
-"""Frequent-Directions kernels shared by the sketches and the sketched Newton learners.
+"""Frequent Directions kernels: the passes of the sketches, their compactions and solves.
 
 Pure functions on arrays (they never write into their inputs), except the
 passes (:func:`dense_pass`, :func:`sparse_pass`, :func:`randomized_sparse_pass`,
@@ -21,18 +21,25 @@ and subtracts ``δ = λ_m`` from each (the SHRINK step of Algorithms 1, 2, 4, 5)
 
 from __future__ import annotations
 
-import contextlib
-import math
-import threading
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 from sklearn.utils import gen_batches
-from threadpoolctl import ThreadpoolController
+from sklearn.utils.extmath import svd_flip
 
-from ._sketch_fast import (
+from ..base import OnlineState
+from ..utils._blas import single_blas_thread
+from ..utils._rows import BLOCK_ROWS, canonical_csr
+from ._frequent_directions_fast import (
     STATUS_DONE,
     VARIANT_CODES,
+    ShrinkRule,
+    SketchBuffer,
     add_transpose_times_csr,
     csr_column_sums,
     csr_gram,
@@ -40,65 +47,36 @@ from ._sketch_fast import (
     csr_times_transpose,
     csr_transpose_times_dense,
     gram_pass,
+    shrink_squares,
     welford_rows,
 )
 
 __all__ = [
+    "ShrinkRule",
+    "SketchBuffer",
+    "SketchState",
     "WelfordBlock",
     "apply_inverse",
     "block_statistics",
     "compact",
     "compact_with_block",
+    "copy_generator",
     "dense_pass",
+    "finished_state",
     "gram_eigenbasis",
+    "merge_states",
     "randomized_sparse_pass",
     "shrunk_squares",
-    "single_blas_thread",
+    "sketch_pass",
     "sketch_solve",
+    "sketch_svd",
     "sparse_pass",
     "stacked_rows_pass",
     "thin_svd",
 ]
 
 
-_CONTROLLER: ThreadpoolController | None = None
-_DEPTH = 0  # open contexts of the main thread (they nest)
-
-
-@contextlib.contextmanager
-def single_blas_thread():
-    """Context manager limiting BLAS to one thread (a few µs to enter).
-
-    The sketches make many small BLAS/LAPACK calls (a ``2m x 2m`` eigensolver,
-    ``2m x d`` products). Measured on 2 cores: one thread is 1.2x (d = 1000)
-    to 2x (SVD route) faster than OpenBLAS's default, and does not collapse
-    when other processes load the machine.
-
-    The BLAS thread limit is process-wide, and OpenBLAS does not let a
-    thread raise a limit that another thread lowered. So only the main thread
-    sets and restores the limit (the outermost of nested contexts); in any
-    other thread the context changes nothing. Threads training at once thus
-    never leave the process on one BLAS thread.
-    """
-    global _CONTROLLER, _DEPTH
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    limiter = None
-    if _DEPTH == 0:
-        if _CONTROLLER is None:
-            _CONTROLLER = ThreadpoolController()
-        limiter = _CONTROLLER.limit(limits=1, user_api="blas")
-    _DEPTH += 1
-    try:
-        yield
-    finally:
-        _DEPTH -= 1
-        if limiter is not None:
-            limiter.restore_original_limits()
-
-
-def thin_svd(B):
+def thin_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Thin SVD ``B = U diag(s) Vt`` with the ``gesdd`` driver, ``gesvd`` as fallback.
 
     ``gesdd`` occasionally fails to converge; ``gesvd`` is slower but robust.
@@ -109,8 +87,26 @@ def thin_svd(B):
         return sla.svd(B, full_matrices=False, check_finite=False, lapack_driver="gesvd")
 
 
-def shrunk_squares(sq, m, variant="fd", beta=0.2):
+def sketch_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(s, Vt)``: the thin SVD of the sketch rows ``B``, signs fixed by ``svd_flip``.
+
+    What every read-out of a sketch (components, variances, CFD's estimate)
+    is computed from.
+    """
+    if B.shape[0] == 0:
+        return np.zeros(0), np.zeros((0, B.shape[1]))
+    U, s, Vt = thin_svd(B)
+    U, Vt = svd_flip(U, Vt, u_based_decision=False)
+    return s, Vt
+
+
+def shrunk_squares(
+    sq: np.ndarray, m: int, variant: str = "fd", beta: float = 0.2
+) -> tuple[np.ndarray, float]:
     """Squared singular values kept by one compaction, and the shrinkage ``δ``.
+
+    The rule is compiled once (``utils/_shrink.pxd``) for every kernel that
+    compacts a sketch; this is its Python face.
 
     Parameters
     ----------
@@ -135,28 +131,13 @@ def shrunk_squares(sq, m, variant="fd", beta=0.2):
         ``λ_m``, or 0 when the buffer has fewer than ``m`` values (a buffer of
         fewer than ``m`` rows is kept whole, as in Algorithm 1 before row ``m``).
     """
-    sq = np.maximum(sq, 0.0)
-    delta = float(sq[m - 1]) if sq.shape[0] >= m else 0.0
-    if sq.shape[0] and delta <= sq.shape[0] * np.finfo(np.float64).eps * float(sq[0]):
-        delta = 0.0  # numerically rank < m: rounding noise is not shrinkage (α stays 0)
-    k = min(m - 1, sq.shape[0])
-    top = sq[:k]
-    if variant == "fd":
-        # λ_i − λ_m can round below 0 when values tie: clip at 0.
-        kept = np.maximum(top - delta, 0.0)
-    elif variant == "pfd":
-        q = max(1, math.floor(beta * m))
-        kept = top.copy()
-        first_shrunk = m - q  # 0-based index of the first affected value
-        kept[first_shrunk:] = np.maximum(top[first_shrunk:] - delta, 0.0)
-    elif variant == "isvd":
-        kept = top.copy()
-    else:  # pragma: no cover - guarded by parameter validation
+    if variant not in VARIANT_CODES:  # pragma: no cover - guarded by parameter validation
         raise ValueError(f"unknown variant {variant!r}")
-    return kept, delta
+    lam = np.ascontiguousarray(np.maximum(sq, 0.0), dtype=np.float64)
+    return shrink_squares(lam, ShrinkRule(m, variant, beta))
 
 
-def eigenvector_signs(U):
+def eigenvector_signs(U: np.ndarray) -> np.ndarray:
     """``U`` with each column's largest-magnitude entry made positive.
 
     The sign of an eigenvector is arbitrary; fixing it makes the sketch rows
@@ -167,7 +148,9 @@ def eigenvector_signs(U):
     return U * signs
 
 
-def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
+def compact(
+    Bhat: np.ndarray, m: int, variant: str = "fd", beta: float = 0.2, method: str = "gram"
+) -> tuple[np.ndarray, np.ndarray, float]:
     """One compaction (SHRINK) of a buffer: at most ``m - 1`` orthogonal rows remain.
 
     Parameters
@@ -231,145 +214,129 @@ def compact(Bhat, m, variant="fd", beta=0.2, method="gram"):
 WELFORD_BLOCK_ROWS = 4096
 
 
-def pfd_shrunk_count(beta, m):
-    """PFD's number ``q`` of shrunk values among the top ``m``."""
-    return max(1, math.floor(beta * m))
-
-
-def max_compactions(n_rows, n, capacity, m):
+def max_compactions(n_rows: int, n: int, capacity: int, m: int) -> int:
     """Upper bound on the compactions of ``n`` rows streamed into a buffer of ``n_rows``."""
     per = max(capacity - (m - 1), 1)
     return (n_rows + n) // per + 2
 
 
-def compact_buffer_svd(buffer, squares, m, variant, beta):
-    """Compact the full ``buffer`` in place by the SVD route; returns ``(k, delta)``."""
-    rows, kept, delta = compact(buffer, m, variant, beta, method="svd")
+def compact_buffer_svd(sketch: SketchBuffer, rule: ShrinkRule) -> float:
+    """Compact the full buffer in place by the SVD route; returns the shrinkage ``δ``."""
+    rows, kept, delta = compact(sketch.buffer, rule.m, rule.variant, rule.beta, method="svd")
     k = rows.shape[0]
-    buffer[:k] = rows
-    squares[:k] = kept
-    return k, delta
+    sketch.buffer[:k] = rows
+    sketch.squares[:k] = kept
+    sketch.n_rows = sketch.n_orth = k
+    return delta
 
 
 def dense_pass(
-    buffer,
-    squares,
-    n_rows,
-    n_orth,
-    X,
-    mean,
-    m2,
-    count,
+    sketch: SketchBuffer,
+    X: np.ndarray,
+    rule: ShrinkRule,
     *,
-    m,
-    variant="fd",
-    beta=0.2,
-    method="gram",
-    center=True,
-    skip_zero_rows=False,
-):
-    """Stream the rows of a dense batch into a sketch buffer (in place).
+    method: str = "gram",
+    center: bool = True,
+    skip_zero_rows: bool = False,
+) -> list[float]:
+    """Stream the rows of a dense batch into a sketch (in place).
 
     Each row is written into the buffer (Welford-centred with ``center``:
     ``r_t = sqrt((t-1)/t)(x_t - μ_{t-1})``, whose outer products sum to the
     centred scatter exactly); a full buffer is compacted. ``"gram"`` runs the
-    compiled pass (:func:`skonline.utils._sketch_fast.gram_pass`: Gram blocks
-    of the new rows only, one ``dsyevd`` per compaction), with the SVD route
-    for a compaction whose Gram matrix is not finite or whose eigensolver
-    fails; ``"svd"`` compacts by a thin SVD of the buffer (the textbook route).
+    compiled pass (:func:`skonline.decomposition._frequent_directions_fast.gram_pass`:
+    Gram blocks of the new rows only, one ``dsyevd`` per compaction), with the
+    SVD route for a compaction whose Gram matrix is not finite or whose
+    eigensolver fails; ``"svd"`` compacts by a thin SVD of the buffer (the
+    textbook route).
 
-    ``buffer``, ``squares``, ``mean`` and ``m2`` are the caller's own copies and
-    are updated in place; ``X`` is only read. A compaction happens exactly when
-    the buffer is full, so any split of a stream into batches gives the same
-    sketch bit for bit.
+    ``sketch`` (a :class:`SketchBuffer`: the caller's own copies of the state
+    arrays) is updated in place; ``X`` is only read. A compaction happens
+    exactly when the buffer is full, so any split of a stream into batches
+    gives the same sketch bit for bit.
 
     Returns
     -------
-    n_rows, n_orth, count : int
     deltas : list of float
         The shrinkage ``δ`` of each compaction, in order.
     """
     with single_blas_thread():
         if method == "gram":
-            return _gram_dense_pass(
-                buffer, squares, n_rows, n_orth, X, mean, m2, count,
-                m, variant, beta, center, skip_zero_rows,
-            )  # fmt: skip
+            return _gram_dense_pass(sketch, X, rule, center, skip_zero_rows)
         deltas: list[float] = []
         for sl in gen_batches(X.shape[0], WELFORD_BLOCK_ROWS):
-            R, count = welford_rows(X[sl], mean, m2, count, center)
-            n_rows, n_orth = _append_dense_rows(
-                buffer, squares, n_rows, n_orth, R, m, variant, beta, skip_zero_rows, deltas
-            )
-        return n_rows, n_orth, count, deltas
+            R = welford_rows(sketch, X[sl], center)
+            _append_dense_rows(sketch, R, rule, skip_zero_rows, deltas)
+        return deltas
 
 
 def _gram_dense_pass(
-    buffer, squares, n_rows, n_orth, X, mean, m2, count, m, variant, beta, center, skip
-):
-    code = VARIANT_CODES[variant]
-    q = pfd_shrunk_count(beta, m)
-    out = np.empty(max_compactions(n_rows, X.shape[0], buffer.shape[0], m))
+    sketch: SketchBuffer, X: np.ndarray, rule: ShrinkRule, center: bool, skip: bool
+) -> list[float]:
+    out = np.empty(max_compactions(sketch.n_rows, X.shape[0], sketch.buffer.shape[0], rule.m))
     deltas = []
     start = 0
     while True:
-        n_rows, n_orth, count, n_done, stop, status = gram_pass(
-            buffer, squares, n_rows, n_orth, X, start, m, code, q, center, skip, mean, m2,
-            count, out,
-        )  # fmt: skip
+        n_done, stop, status = gram_pass(sketch, rule, X, start, center, skip, out)
         deltas.extend(out[:n_done].tolist())
         if status == STATUS_DONE:
-            return n_rows, n_orth, count, deltas
+            return deltas
         # The Gram matrix overflowed or the eigensolver failed: this compaction by SVD.
-        k, delta = compact_buffer_svd(buffer, squares, m, variant, beta)
-        deltas.append(delta)
-        n_rows = n_orth = k
+        deltas.append(compact_buffer_svd(sketch, rule))
         start = stop
 
 
-def _append_dense_rows(buffer, squares, n_rows, n_orth, R, m, variant, beta, skip, deltas):
+def _append_dense_rows(
+    sketch: SketchBuffer, R: np.ndarray, rule: ShrinkRule, skip: bool, deltas: list[float]
+) -> None:
     """Append already-streamed rows ``R`` (SVD route), compacting when the buffer is full."""
-    capacity = buffer.shape[0]
+    capacity = sketch.buffer.shape[0]
     if skip and R.shape[0]:
         R = R[np.any(R != 0, axis=1)]
     start, n = 0, R.shape[0]
     while start < n:
-        take = min(n - start, capacity - n_rows)
-        buffer[n_rows : n_rows + take] = R[start : start + take]
-        n_rows += take
+        take = min(n - start, capacity - sketch.n_rows)
+        sketch.buffer[sketch.n_rows : sketch.n_rows + take] = R[start : start + take]
+        sketch.n_rows += take
         start += take
-        if n_rows == capacity:
-            n_rows, delta = compact_buffer_svd(buffer, squares, m, variant, beta)
-            n_orth = n_rows
-            deltas.append(delta)
-    return n_rows, n_orth
+        if sketch.n_rows == capacity:
+            deltas.append(compact_buffer_svd(sketch, rule))
 
 
-def stacked_rows_pass(buffer, squares, n_rows, n_orth, rows, *, m, variant="fd", beta=0.2):
+def stacked_rows_pass(sketch: SketchBuffer, rows: np.ndarray, rule: ShrinkRule) -> list[float]:
     """Append rows that are already sketch rows (a merge, a randomized block), in place.
 
-    The rows are not centred again and do not count as samples. Returns
-    ``(n_rows, n_orth, deltas)``.
+    The rows are not centred again and do not count as samples: the sketch's
+    buffer and counters change, its mean, sums of squares and count do not.
+    Returns the shrinkages of the compactions.
     """
-    d = buffer.shape[1]
-    scratch_mean, scratch_m2 = np.zeros(d), np.zeros(d)
+    d = sketch.buffer.shape[1]
+    scratch = SketchBuffer(
+        sketch.buffer, sketch.squares, np.zeros(d), np.zeros(d), sketch.n_rows, sketch.n_orth
+    )
     rows = np.ascontiguousarray(rows, dtype=np.float64)
-    n_rows, n_orth, _, deltas = dense_pass(
-        buffer, squares, n_rows, n_orth, rows, scratch_mean, scratch_m2, 0,
-        m=m, variant=variant, beta=beta, center=False,
-    )  # fmt: skip
-    return n_rows, n_orth, deltas
+    deltas = dense_pass(scratch, rows, rule, center=False)
+    sketch.n_rows, sketch.n_orth = scratch.n_rows, scratch.n_orth
+    return deltas
 
 
 # --------------------------------------------------- implicit Welford rows of a block
 class CsrRows:
     """Consecutive rows of a canonical CSR matrix as plain arrays (int64 indices).
 
-    The compiled sparse products of :mod:`skonline.utils._sketch_fast` work on
+    The compiled sparse products of :mod:`skonline.decomposition._frequent_directions_fast` work on
     these; no ``scipy.sparse`` object is built per block.
     """
 
-    def __init__(self, indptr, indices, data, n_cols, start=0, stop=None):
+    def __init__(
+        self,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        data: np.ndarray,
+        n_cols: int,
+        start: int = 0,
+        stop: int | None = None,
+    ) -> None:
         stop = indptr.shape[0] - 1 if stop is None else stop
         p0, p1 = indptr[start], indptr[stop]
         self.indptr = indptr[start : stop + 1] - p0
@@ -378,27 +345,27 @@ class CsrRows:
         self.shape = (stop - start, n_cols)
 
     @classmethod
-    def from_csr(cls, X):
+    def from_csr(cls, X: sp.csr_matrix) -> CsrRows:
         return cls(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1])
 
-    def rows(self, start, stop):
+    def rows(self, start: int, stop: int) -> CsrRows:
         return CsrRows(self.indptr, self.indices, self.data, self.shape[1], start, stop)
 
     @property
-    def arrays(self):
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.indptr, self.indices, self.data
 
     @property
-    def nnz(self):
+    def nnz(self) -> int:
         return int(self.indptr[-1])
 
-    def toarray(self):
+    def toarray(self) -> np.ndarray:
         out = np.zeros(self.shape)
         rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
         out[rows, self.indices] = self.data
         return out
 
-    def add_column_sums(self, total, squares):
+    def add_column_sums(self, total: np.ndarray, squares: np.ndarray) -> None:
         """``total += Xᵀ1``, ``squares += (X∘X)ᵀ1`` in place."""
         csr_column_sums(*self.arrays, total, squares)
 
@@ -424,7 +391,7 @@ class WelfordBlock:
     center : bool
     """
 
-    def __init__(self, X, t0, s0, center):
+    def __init__(self, X: CsrRows, t0: int, s0: np.ndarray, center: bool) -> None:
         self.X = X
         self.center = center
         self.t0 = t0
@@ -436,26 +403,26 @@ class WelfordBlock:
             self.inv = np.where(t > 1.0, 1.0 / np.maximum(t - 1.0, 1.0), 0.0)
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, int]:
         return self.X.shape
 
-    def _t(self, M):
+    def _t(self, M: np.ndarray) -> np.ndarray:
         """``T M`` along the rows of ``M`` (prefix sums, exclusive)."""
         prefix = np.cumsum(M, axis=0)
         prefix = np.concatenate([np.zeros_like(M[:1]), prefix[:-1]], axis=0)
         return _col(self.c, M) * (M - _col(self.inv, M) * prefix)
 
-    def _t_transpose(self, M):
+    def _t_transpose(self, M: np.ndarray) -> np.ndarray:
         """``Tᵀ M``: the reverse, exclusive prefix sums."""
         y = _col(self.inv * self.c, M) * M
         suffix = np.cumsum(y[::-1], axis=0)[::-1]
         suffix = np.concatenate([suffix[1:], np.zeros_like(M[:1])], axis=0)
         return _col(self.c, M) * M - suffix
 
-    def u(self):
+    def u(self) -> np.ndarray:
         return -self.c * self.inv
 
-    def matmat(self, V):
+    def matmat(self, V: np.ndarray) -> np.ndarray:
         """``R @ V`` for ``V`` of shape (d, p) or (d,)."""
         V2 = np.ascontiguousarray(V, dtype=np.float64).reshape(self.shape[1], -1)
         XV = csr_times_dense(*self.X.arrays, V2)
@@ -463,7 +430,7 @@ class WelfordBlock:
             XV = self._t(XV) + np.multiply.outer(self.u(), self.s0 @ V2)
         return XV if np.ndim(V) == 2 else XV[:, 0]
 
-    def rmatmat(self, W):
+    def rmatmat(self, W: np.ndarray) -> np.ndarray:
         """``Rᵀ @ W`` for ``W`` of shape (b, p) or (b,)."""
         W2 = np.asarray(W, dtype=np.float64).reshape(self.shape[0], -1)
         M = W2 if not self.center else self._t_transpose(W2)
@@ -472,24 +439,24 @@ class WelfordBlock:
             out += np.multiply.outer(self.s0, self.u() @ W2)
         return out if np.ndim(W) == 2 else out[:, 0]
 
-    def times_transpose(self, D):
+    def times_transpose(self, D: np.ndarray) -> np.ndarray:
         """``R Dᵀ`` for dense ``D`` (r x d), never copying ``Dᵀ``."""
         XD = csr_times_transpose(*self.X.arrays, D)
         if not self.center:
             return XD
         return self._t(XD) + np.outer(self.u(), D @ self.s0)
 
-    def transpose_weights(self, W):
+    def transpose_weights(self, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(c, M)`` with ``Wᵀ R = Mᵀ X + c s0ᵀ`` (``M = TᵀW``, ``c = uᵀW``)."""
         if not self.center:
             return np.zeros(W.shape[1]), W
         return self.u() @ W, self._t_transpose(W)
 
-    def add_transpose_times(self, out, M):
+    def add_transpose_times(self, out: np.ndarray, M: np.ndarray) -> None:
         """``out += Mᵀ X`` in place (``O(nnz · k)``)."""
         add_transpose_times_csr(out, np.ascontiguousarray(M), *self.X.arrays)
 
-    def gram(self):
+    def gram(self) -> np.ndarray:
         """``R Rᵀ`` (b x b)."""
         Y = csr_gram(*self.X.arrays)
         if not self.center:
@@ -500,7 +467,7 @@ class WelfordBlock:
         Txs = self._t(xs)
         return TY + np.outer(Txs, u) + np.outer(u, Txs) + float(self.s0 @ self.s0) * np.outer(u, u)
 
-    def dense(self):
+    def dense(self) -> np.ndarray:
         """``R`` as a dense array (small blocks only)."""
         Xd = self.X.toarray()
         if not self.center:
@@ -508,11 +475,19 @@ class WelfordBlock:
         return self._t(Xd) + np.multiply.outer(self.u(), self.s0)
 
 
-def _col(v, M):
+def _col(v: np.ndarray, M: np.ndarray) -> np.ndarray:
     return v[:, None] if M.ndim == 2 else v
 
 
-def chan_update(mean, m2, count, col_sum, col_sq, b, center):
+def chan_update(
+    mean: np.ndarray,
+    m2: np.ndarray,
+    count: int,
+    col_sum: np.ndarray,
+    col_sq: np.ndarray,
+    b: int,
+    center: bool,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Mean, per-feature sums of squares and count after ``b`` rows of column sums ``col_sum``
     and column sums of squares ``col_sq`` (Chan et al.'s merge; new arrays)."""
     total = count + b
@@ -526,7 +501,9 @@ def chan_update(mean, m2, count, col_sum, col_sq, b, center):
     return mean + delta * (b / total), m2 + block_m2 + delta * delta * (count * b / total), total
 
 
-def block_statistics(X, mean, m2, count, center):
+def block_statistics(
+    X: CsrRows, mean: np.ndarray, m2: np.ndarray, count: int, center: bool
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Mean, per-feature sums of squares and count after the rows of ``X`` (a :class:`CsrRows`).
 
     Returns new arrays; equal, up to rounding, to the Welford recursion of
@@ -537,8 +514,15 @@ def block_statistics(X, mean, m2, count, center):
     return chan_update(mean, m2, count, col_sum, col_sq, X.shape[0], center)
 
 
-def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, variant, beta, out=None):
-    """Compact the buffer rows together with the rows ``keep`` of a Welford block (in place).
+def compact_with_block(
+    sketch: SketchBuffer,
+    block: WelfordBlock,
+    keep: np.ndarray,
+    rule: ShrinkRule,
+    *,
+    out: np.ndarray | None = None,
+) -> tuple[int, float]:
+    """Compact the sketch's rows together with the rows ``keep`` of a Welford block (in place).
 
     The Gram matrix of ``[D; R_keep]`` (``D = buffer[:n_rows]``) is built from
     its blocks: diagonal for the ``n_orth`` orthogonal rows, sparse products
@@ -547,8 +531,12 @@ def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, varia
     (the centring's rank-one part ``(uᵀW) s0ᵀ`` rides along as one more row)
     plus a sparse one. They are written into ``buffer[:k]``, or into
     ``out[:k]`` when given (``buffer`` is then left as it was, but for its
-    row ``n_rows``). Returns ``(k, delta)``.
+    row ``n_rows``); the kept squared norms into ``squares[:k]``. Returns
+    ``(k, delta)``; the sketch's counters are the caller's to set.
     """
+    buffer, squares = sketch.buffer, sketch.squares
+    n_rows, n_orth = sketch.n_rows, sketch.n_orth
+    m, variant, beta = rule.m, rule.variant, rule.beta
     d = buffer.shape[1]
     D = buffer[:n_rows]
     r, b = n_orth, keep.size
@@ -605,7 +593,7 @@ def compact_with_block(buffer, squares, n_rows, n_orth, block, keep, *, m, varia
     return k, delta
 
 
-def _kept_rows(X, count, center, skip):
+def _kept_rows(X: sp.csr_matrix, count: int, center: bool, skip: bool) -> np.ndarray:
     """Rows of a CSR batch that a pass appends (``skip_zero_rows`` drops the zero rows)."""
     n = X.shape[0]
     if not skip:
@@ -619,22 +607,14 @@ def _kept_rows(X, count, center, skip):
 
 
 def sparse_pass(
-    buffer,
-    squares,
-    n_rows,
-    n_orth,
-    X,
-    mean,
-    m2,
-    count,
+    sketch: SketchBuffer,
+    X: sp.csr_matrix,
+    rule: ShrinkRule,
     *,
-    m,
-    variant="fd",
-    beta=0.2,
-    center=True,
-    skip_zero_rows=False,
-):
-    """Stream the rows of a CSR batch into a sketch buffer, keeping them sparse.
+    center: bool = True,
+    skip_zero_rows: bool = False,
+) -> list[float]:
+    """Stream the rows of a CSR batch into a sketch, keeping them sparse (in place).
 
     The same compaction schedule as :func:`dense_pass` (a compaction when the
     buffer would be full), so CSR and dense input give the same sketch up to
@@ -645,21 +625,23 @@ def sparse_pass(
     the end of the call (fewer than a compaction needs) are written into the
     buffer densely, as :func:`dense_pass` writes them.
 
-    Returns ``(n_rows, n_orth, mean, m2, count, deltas)`` (new ``mean`` and
-    ``m2`` arrays; ``buffer`` and ``squares`` updated in place).
+    Returns the shrinkages of the compactions; the sketch gets new ``mean``
+    and ``m2`` arrays, its buffer and squared norms are updated in place.
     """
+    buffer = sketch.buffer
     capacity, d = buffer.shape
+    count, mean = sketch.count, sketch.mean
     keep_all = _kept_rows(X, count, center, skip_zero_rows)
     kept_before = np.concatenate([[0], np.cumsum(keep_all)])
     rows = CsrRows.from_csr(X)
     s_prev = count * mean  # the running sum before this call
     call_sum, call_sq = np.zeros(d), np.zeros(d)
-    current, spare = buffer, np.empty_like(buffer)
+    spare = np.empty_like(buffer)
     deltas = []
     start, n = 0, X.shape[0]
     with single_blas_thread():
         while start < n:
-            need = capacity - n_rows
+            need = capacity - sketch.n_rows
             # the block ends at the row that fills the buffer
             stop = int(np.searchsorted(kept_before, kept_before[start] + need, side="left"))
             if stop > n:
@@ -667,26 +649,22 @@ def sparse_pass(
             Xb = rows.rows(start, stop)
             block = WelfordBlock(Xb, count + start, s_prev + call_sum, center)
             keep = np.flatnonzero(keep_all[start:stop])
-            k, delta = compact_with_block(
-                current, squares, n_rows, n_orth, block, keep,
-                m=m, variant=variant, beta=beta, out=spare,
-            )  # fmt: skip
-            current, spare = spare, current
+            k, delta = compact_with_block(sketch, block, keep, rule, out=spare)
+            sketch.buffer, spare = spare, sketch.buffer
             deltas.append(delta)
-            n_rows = n_orth = k
+            sketch.n_rows = sketch.n_orth = k
             Xb.add_column_sums(call_sum, call_sq)
             start = stop
-        if current is not buffer:
-            buffer[:n_rows] = current[:n_rows]
-        mean, m2, count = chan_update(mean, m2, count, call_sum, call_sq, start, center)
+        if sketch.buffer is not buffer:
+            buffer[: sketch.n_rows] = sketch.buffer[: sketch.n_rows]
+            sketch.buffer = buffer
+        sketch.mean, sketch.m2, sketch.count = chan_update(
+            mean, sketch.m2, count, call_sum, call_sq, start, center
+        )
         if start < n:  # the rest fits in the buffer: written densely, as dense_pass would
             rest = rows.rows(start, n).toarray()
-            n_rows, n_orth, count, more = dense_pass(
-                buffer, squares, n_rows, n_orth, rest, mean, m2, count,
-                m=m, variant=variant, beta=beta, center=center, skip_zero_rows=skip_zero_rows,
-            )  # fmt: skip
-            deltas += more
-    return n_rows, n_orth, mean, m2, count, deltas
+            deltas += dense_pass(sketch, rest, rule, center=center, skip_zero_rows=skip_zero_rows)
+    return deltas
 
 
 # ------------------------------------------------- randomized sparse blocks
@@ -707,7 +685,12 @@ RESIDUAL_LANCZOS_STEPS = 30
 RESIDUAL_MARGIN = 0.1
 
 
-def largest_eigenvalue_bound(apply, d, rng, steps=RESIDUAL_LANCZOS_STEPS):
+def largest_eigenvalue_bound(
+    apply: Callable[[np.ndarray], np.ndarray],
+    d: int,
+    rng: np.random.Generator,
+    steps: int = RESIDUAL_LANCZOS_STEPS,
+) -> float:
     """Lanczos (full reorthogonalisation) on a PSD operator from a Gaussian start.
 
     Returns the largest Ritz value divided by ``1 − RESIDUAL_MARGIN``: an upper
@@ -734,7 +717,9 @@ def largest_eigenvalue_bound(apply, d, rng, steps=RESIDUAL_LANCZOS_STEPS):
     return max(top, 0.0) / (1.0 - RESIDUAL_MARGIN)
 
 
-def randomized_block_rows(block, fro2, m, rng):
+def randomized_block_rows(
+    block: WelfordBlock, fro2: float, m: int, rng: np.random.Generator
+) -> tuple[np.ndarray, float] | None:
     """Compress a Welford block by a randomized range finder; certify the residual.
 
     Returns ``(P, residual)`` with ``P = Zᵀ R`` (``p`` rows, ``Z`` an
@@ -760,7 +745,7 @@ def randomized_block_rows(block, fro2, m, rng):
         P = block.rmatmat(Z).T
         tail = fro2 - float(np.sum(P * P))
 
-        def residual_gram(v, Z=Z):
+        def residual_gram(v: np.ndarray, Z: np.ndarray = Z) -> np.ndarray:
             w = block.matmat(v)
             w -= Z @ (Z.T @ w)
             return block.rmatmat(w)
@@ -774,21 +759,13 @@ def randomized_block_rows(block, fro2, m, rng):
 
 
 def randomized_sparse_pass(
-    buffer,
-    squares,
-    n_rows,
-    n_orth,
-    X,
-    mean,
-    m2,
-    count,
+    sketch: SketchBuffer,
+    X: sp.csr_matrix,
+    rule: ShrinkRule,
     *,
-    m,
-    rng,
-    variant="fd",
-    beta=0.2,
-    center=True,
-):
+    rng: np.random.Generator,
+    center: bool = True,
+) -> list[float]:
     """Stream a CSR batch by randomized blocks (sparse Frequent Directions).
 
     Ghashami, Liberty & Phillips (2016): consecutive rows are gathered into
@@ -805,9 +782,12 @@ def randomized_sparse_pass(
     call is compressed at its end, so the sketch depends on how the stream is
     split (as it depends on the random draws).
 
-    Returns ``(n_rows, n_orth, mean, m2, count, deltas)``.
+    Returns the shrinkages (and certified residuals); the sketch gets new
+    ``mean`` and ``m2`` arrays, its buffer and squared norms are updated in
+    place.
     """
-    capacity, d = buffer.shape
+    capacity, d = sketch.buffer.shape
+    m = rule.m
     budget = RANDOMIZED_BLOCK_NNZ * capacity * d
     indptr = X.indptr
     rows = CsrRows.from_csr(X)
@@ -818,68 +798,69 @@ def randomized_sparse_pass(
             stop = int(np.searchsorted(indptr, indptr[start] + budget, side="left"))
             stop = min(max(stop, start + 1), n)
             Xb = rows.rows(start, stop)
+            count, mean, m2 = sketch.count, sketch.mean, sketch.m2
             block = WelfordBlock(Xb, count, count * mean, center)
-            new_mean, new_m2, new_count = block_statistics(Xb, mean, m2, count, center)
-            fro2 = float(np.sum(new_m2) - np.sum(m2))
+            new_moments = block_statistics(Xb, mean, m2, count, center)
+            fro2 = float(np.sum(new_moments[1]) - np.sum(m2))
             b = stop - start
-            if b <= capacity - n_rows:
+            if b <= capacity - sketch.n_rows:
                 compressed = None  # fits in the buffer as it is: no need to compress
             else:
                 compressed = randomized_block_rows(block, max(fro2, 0.0), m, rng)
             if compressed is None:
-                keep = np.arange(b)
-                n_rows, n_orth, more = _exact_block(
-                    buffer, squares, n_rows, n_orth, block, keep, m, variant, beta
-                )
-                deltas += more
+                deltas += _exact_block(sketch, block, np.arange(b), rule)
             else:
                 P, residual = compressed
-                n_rows, n_orth, more = stacked_rows_pass(
-                    buffer, squares, n_rows, n_orth, P, m=m, variant=variant, beta=beta
-                )
-                deltas += more
+                deltas += stacked_rows_pass(sketch, P, rule)
                 deltas.append(residual)
-            mean, m2, count = new_mean, new_m2, new_count
+            sketch.mean, sketch.m2, sketch.count = new_moments
             start = stop
-    return n_rows, n_orth, mean, m2, count, deltas
+    return deltas
 
 
-def _exact_block(buffer, squares, n_rows, n_orth, block, keep, m, variant, beta):
-    """A Welford block through exact compactions, at most a buffer's worth of rows at a time."""
+def _exact_block(
+    sketch: SketchBuffer, block: WelfordBlock, keep: np.ndarray, rule: ShrinkRule
+) -> list[float]:
+    """A Welford block through exact compactions, at most a buffer's worth of rows at a time.
+
+    The sketch's buffer and counters change; its mean, sums of squares and
+    count are the caller's to update.
+    """
+    buffer = sketch.buffer
     capacity = buffer.shape[0]
     deltas: list[float] = []
-    if keep.size <= capacity - n_rows:  # fits: dense rows appended
+    if keep.size <= capacity - sketch.n_rows:  # fits: dense rows appended
         rows = block.dense()[keep]
         k = rows.shape[0]
-        buffer[n_rows : n_rows + k] = rows
-        return n_rows + k, n_orth, deltas
+        buffer[sketch.n_rows : sketch.n_rows + k] = rows
+        sketch.n_rows += k
+        return deltas
     # pieces of consecutive rows, each filling the buffer (the last one appended)
     Xb = block.X
     n = Xb.shape[0]
     partial = np.zeros(block.shape[1])
     start = 0
     while start < n:
-        need = capacity - n_rows
+        need = capacity - sketch.n_rows
         stop = min(start + need, n)
         piece_rows = Xb.rows(start, stop)
         piece = WelfordBlock(piece_rows, block.t0 + start, block.s0 + partial, block.center)
         if stop - start < need:
             dense = piece.dense()
-            buffer[n_rows : n_rows + dense.shape[0]] = dense
-            n_rows += dense.shape[0]
+            buffer[sketch.n_rows : sketch.n_rows + dense.shape[0]] = dense
+            sketch.n_rows += dense.shape[0]
         else:
-            k, delta = compact_with_block(
-                buffer, squares, n_rows, n_orth, piece, np.arange(stop - start),
-                m=m, variant=variant, beta=beta,
-            )  # fmt: skip
+            k, delta = compact_with_block(sketch, piece, np.arange(stop - start), rule)
             deltas.append(delta)
-            n_rows = n_orth = k
+            sketch.n_rows = sketch.n_orth = k
         piece_rows.add_column_sums(partial, np.zeros(block.shape[1]))
         start = stop
-    return n_rows, n_orth, deltas
+    return deltas
 
 
-def gram_eigenbasis(G, n_features, alpha, rtol=1e-12):
+def gram_eigenbasis(
+    G: np.ndarray, n_features: int, alpha: float, rtol: float = 1e-12
+) -> tuple[np.ndarray, np.ndarray, bool]:
     """Eigenbasis of a sketch's Gram matrix ``G = BBᵀ`` for solves with ``BᵀB + αI``.
 
     Returns ``(W, s, nonsingular)``: ``V = Bᵀ W`` has orthonormal columns (the
@@ -902,7 +883,13 @@ def gram_eigenbasis(G, n_features, alpha, rtol=1e-12):
     return W, s, bool(alpha > 0 and alpha > rtol * lam_max)
 
 
-def apply_inverse(B, alpha, basis, V, BV):
+def apply_inverse(
+    B: np.ndarray,
+    alpha: float,
+    basis: tuple[np.ndarray, np.ndarray, bool],
+    V: np.ndarray,
+    BV: np.ndarray,
+) -> np.ndarray:
     """``(BᵀB + αI)⁻¹ V``, or ``(BᵀB)⁺ V`` when the basis says singular.
 
     ``V = V_B + V_⊥`` splits into the sketch's row space and its
@@ -928,7 +915,7 @@ def apply_inverse(B, alpha, basis, V, BV):
     return B.T @ (W @ (col(1.0 / s) * C))
 
 
-def sketch_solve(B, alpha, V, *, rtol=1e-12):
+def sketch_solve(B: np.ndarray, alpha: float, V: np.ndarray, *, rtol: float = 1e-12) -> np.ndarray:
     """Solve ``(BᵀB + αI) Z = V`` without forming a ``d x d`` matrix.
 
     Treated as singular (FD sketches, RFD before its first shrinkage) when
@@ -945,3 +932,207 @@ def sketch_solve(B, alpha, V, *, rtol=1e-12):
     """
     basis = gram_eigenbasis(B @ B.T, B.shape[1], alpha, rtol)
     return apply_inverse(B, alpha, basis, V, B @ V)
+
+
+# ------------------------------------------------- the state and its passes
+@dataclass(kw_only=True, eq=False)
+class SketchState(OnlineState):
+    """Learned state of a Frequent Directions sketch.
+
+    Attributes
+    ----------
+    buffer : ndarray of shape (capacity, n_features)
+        Rows ``[0, n_rows)`` hold the sketch ``B``; the rest are zeros.
+    squares : ndarray of shape (capacity,)
+        Squared norms of the first ``n_orth`` rows, which are orthogonal (the
+        rows kept by the last compaction); the rest are zeros.
+    n_rows, n_orth : int
+    sketch_size : int
+        The sketch size ``m`` (``"auto"`` resolved at the first call).
+    mean : ndarray of shape (n_features,)
+        Mean of the rows seen (zeros without centring).
+    m2 : ndarray of shape (n_features,)
+        Per-feature sums of the squared streamed rows: the diagonal of the
+        exact (centred) scatter matrix.
+    n_compactions : int
+    shrinkage : float
+        ``Δ``, the sum of the subtracted ``σ_m²`` (and of the certified
+        residuals of randomized sparse blocks).
+    alpha : float
+        The ridge term (``alpha0 + Δ/2`` for RFD, 0 for FD).
+    rng : numpy.random.Generator or None
+        Draws the random test matrices of randomized sparse blocks.
+
+    Notes
+    -----
+    A committed state is never written into, so the SVD of its sketch, which
+    every read-out needs, is computed once and cached on the object
+    (:meth:`svd`). The cache is not part of the state: it is left out of
+    pickles and copies, and a state made by :func:`dataclasses.replace` starts
+    without it.
+    """
+
+    buffer: np.ndarray
+    squares: np.ndarray
+    n_rows: int = 0
+    n_orth: int = 0
+    sketch_size: int
+    mean: np.ndarray
+    m2: np.ndarray
+    n_compactions: int = 0
+    shrinkage: float = 0.0
+    alpha: float = 0.0
+    rng: np.random.Generator | None = None
+
+    def svd(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(s, Vt)``: the sign-fixed thin SVD of the sketch rows (cached, read-only)."""
+        cached = self.__dict__.get(_SVD_CACHE)
+        if cached is None:
+            cached = sketch_svd(self.buffer[: self.n_rows])
+            for array in cached:
+                array.setflags(write=False)
+            self.__dict__[_SVD_CACHE] = cached
+        return cached
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop(_SVD_CACHE, None)  # derived, not learned: pickles stay as they were
+        return state
+
+
+#: Attribute of a :class:`SketchState` holding its cached SVD (never pickled).
+_SVD_CACHE = "_svd_cache"
+
+
+def sketch_pass(
+    state: SketchState,
+    X: np.ndarray | sp.csr_matrix,
+    *,
+    variant: str = "fd",
+    beta: float = 0.2,
+    method: str = "gram",
+    robust: bool = False,
+    center: bool = True,
+    skip_zero_rows: bool = False,
+    sparse_solver: str = "exact",
+) -> SketchState:
+    """Stream the rows of ``X`` into a copy of the sketch; return the new state.
+
+    A pure kernel: ``state`` is never written into. Dense rows go through the
+    compiled Gram-block pass (:func:`dense_pass`), CSR rows through the
+    sparse-block pass (:func:`sparse_pass`) or the randomized one
+    (:func:`randomized_sparse_pass`).
+    """
+    sketch = SketchBuffer(
+        state.buffer.copy(),
+        state.squares.copy(),
+        state.mean.copy(),
+        state.m2.copy(),
+        state.n_rows,
+        state.n_orth,
+        state.n_samples_seen,
+    )
+    rule = ShrinkRule(state.sketch_size, "fd" if variant == "cfd" else variant, beta)
+    rng = state.rng
+    options = {"center": center, "skip_zero_rows": skip_zero_rows}
+    if not sp.issparse(X):
+        deltas = dense_pass(sketch, X, rule, method=method, **options)
+    elif method == "svd":  # the textbook route: densified a block of rows at a time
+        deltas = []
+        for sl in gen_batches(X.shape[0], BLOCK_ROWS):
+            deltas += dense_pass(sketch, X[sl].toarray(), rule, method=method, **options)
+    elif sparse_solver == "randomized":
+        rng = copy_generator(rng)
+        assert rng is not None, "the randomized solver's state holds a generator"
+        deltas = randomized_sparse_pass(sketch, canonical_csr(X), rule, rng=rng, center=center)
+    else:
+        deltas = sparse_pass(sketch, canonical_csr(X), rule, **options)
+    return finished_state(state, sketch, deltas, robust, n_samples_seen=sketch.count, rng=rng)
+
+
+def finished_state(
+    state: SketchState, sketch: SketchBuffer, deltas: list[float], robust: bool, **fields: Any
+) -> SketchState:
+    """The new state after a pass or a merge: unused rows zeroed, shrinkages added.
+
+    ``sketch`` is the :class:`SketchBuffer` the pass filled. ``deltas`` are
+    the shrinkages added to ``Δ`` in order (for RFD ``α`` grows by half of
+    each, Alg. 5); every one counts as a compaction except those ``fields``
+    override.
+    """
+    buffer, squares = sketch.buffer, sketch.squares
+    buffer[sketch.n_rows :] = 0.0  # unused rows canonical (deterministic pickles)
+    squares[sketch.n_orth :] = 0.0
+    shrinkage, alpha = state.shrinkage, state.alpha
+    for delta in deltas:
+        shrinkage += delta
+        if robust:
+            alpha += delta / 2.0
+    fields.setdefault("n_compactions", state.n_compactions + len(deltas))
+    return dataclasses.replace(
+        state,
+        buffer=buffer,
+        squares=squares,
+        n_rows=int(sketch.n_rows),
+        n_orth=int(sketch.n_orth),
+        mean=sketch.mean,
+        m2=sketch.m2,
+        shrinkage=shrinkage,
+        alpha=alpha,
+        **fields,
+    )
+
+
+def copy_generator(rng: np.random.Generator | None) -> np.random.Generator | None:
+    """A copy of a generator (the pass must not advance the committed one)."""
+    if rng is None:
+        return None
+    new = np.random.Generator(type(rng.bit_generator)())
+    new.bit_generator.state = rng.bit_generator.state
+    return new
+
+
+def merge_states(
+    first: SketchState,
+    second: SketchState,
+    *,
+    variant: str = "fd",
+    beta: float = 0.2,
+    robust: bool = False,
+    center: bool = True,
+) -> SketchState:
+    """The sketch of two disjoint streams from their sketches (a new state).
+
+    ``second``'s sketch rows are streamed into a copy of ``first``'s, plus, for
+    centred sketches, the mean-correction row
+    ``sqrt(n₁n₂/(n₁+n₂)) (μ₁ − μ₂)``: the scatter of the union is
+    ``S₁ + S₂ + n₁n₂/(n₁+n₂) (μ₁ − μ₂)(μ₁ − μ₂)ᵀ`` exactly. Shrinkages add up,
+    means and per-feature sums of squares combine exactly (Chan et al.).
+    """
+    n1, n2 = first.n_samples_seen, second.n_samples_seen
+    rows = second.buffer[: second.n_rows]
+    if center and n1 and n2:
+        diff = first.mean - second.mean
+        correction = np.sqrt(n1 * n2 / (n1 + n2)) * diff
+        rows = np.vstack([rows, correction[None, :]])
+    total = n1 + n2
+    if center and total:
+        diff = second.mean - first.mean
+        mean = first.mean + diff * (n2 / total)
+        m2 = first.m2 + second.m2 + diff * diff * (n1 * n2 / total)
+    else:
+        mean, m2 = first.mean.copy(), first.m2 + second.m2
+    sketch = SketchBuffer(
+        first.buffer.copy(), first.squares.copy(), mean, m2, first.n_rows, first.n_orth
+    )
+    rule = ShrinkRule(first.sketch_size, "fd" if variant == "cfd" else variant, beta)
+    deltas = stacked_rows_pass(sketch, rows, rule)
+    return finished_state(
+        first,
+        sketch,
+        [*deltas, second.shrinkage],
+        robust,
+        n_compactions=first.n_compactions + second.n_compactions + len(deltas),
+        n_samples_seen=total,
+        rng=copy_generator(first.rng),
+    )
