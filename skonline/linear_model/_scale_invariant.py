@@ -77,6 +77,7 @@ class ScaleInvariantFrozen(ParamRecord):
     """The parameters that shape a scale-invariant state (every other one is live)."""
 
     variant: str
+    loss: str
     potential_width: float
     fit_intercept: bool
     time_counter: str
@@ -129,7 +130,7 @@ class _BaseScaleInvariant(OnlineEstimator):
         return 0.0
 
     def _kernel_loss(self, state):
-        return self.loss
+        return state.frozen.loss
 
     def _check_params_consistent(self, X):
         if self._is_initialized():
@@ -345,7 +346,9 @@ _NOTES_DOC = """\
 
 
 def _has_proba(estimator):
-    if estimator.loss != "log_loss":
+    """``predict_proba`` exists for the logistic loss (the fitted one, once fitted)."""
+    loss = estimator._state.frozen.loss if estimator._is_initialized() else estimator.loss
+    if loss != "log_loss":
         raise AttributeError("predict_proba is available only for loss='log_loss'")
     return True
 
@@ -502,7 +505,7 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
         return state.frozen.multi_class == "multinomial" and len(state.classes) > 2
 
     def _kernel_loss(self, state):
-        return "multinomial" if self._multinomial(state) else self.loss
+        return "multinomial" if self._multinomial(state) else state.frozen.loss
 
     def _check_params_consistent(self, X):
         super()._check_params_consistent(X)

@@ -85,6 +85,7 @@ def _scaled(X, scale):
 class SONFrozen(ParamRecord):
     """The parameters that shape an RFD-SON state (every other one is live)."""
 
+    loss: str
     sketch: str
     sketch_size: int
     alpha0: float | str
@@ -92,6 +93,14 @@ class SONFrozen(ParamRecord):
     intercept_scaling: float
     scale_features: bool
     curvature: str
+    buffer_init: str
+
+
+@dataclass(frozen=True)
+class SONLive(ParamRecord):
+    """The live parameter the read-outs need: the constraint ``C`` of the predictions."""
+
+    bound: float | None
 
 
 @dataclass(frozen=True)
@@ -129,6 +138,7 @@ class _BaseSON(OnlineEstimator):
     }
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONFrozen
+    _live_record: ClassVar[type[ParamRecord]] = SONLive
 
     # ------------------------------------------------------------- helpers
     def _mu(self):
@@ -305,7 +315,7 @@ class _BaseSON(OnlineEstimator):
                 sample_weight,
                 state.n_samples_seen,
                 state.cumulative_loss,
-                loss=self.loss,
+                loss=state.frozen.loss,
                 bound=self.bound,
                 mu=self._mu(),
                 learning_rate=float(self.learning_rate),
@@ -328,8 +338,8 @@ class _BaseSON(OnlineEstimator):
             if state.target_count == 0:  # the first row's loss is that of predicting 0 + model
                 p0, y0 = float(predictions[0, 0]), float(T[0, 0])
                 eps = float(getattr(self, "epsilon", 1.0))
-                true_loss = loss_and_derivative(self.loss, p0, y0, eps)[0]
-                kernel_loss = loss_and_derivative(self.loss, p0, 0.0, eps)[0]
+                true_loss = loss_and_derivative(state.frozen.loss, p0, y0, eps)[0]
+                kernel_loss = loss_and_derivative(state.frozen.loss, p0, 0.0, eps)[0]
                 new.cumulative_loss += float(sample_weight[0]) * (true_loss - kernel_loss)
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
@@ -549,8 +559,9 @@ _ATTRS_DOC = """\
 
 
 def _has_proba(estimator):
-    """``predict_proba`` exists for the logistic and the squared loss."""
-    if estimator.loss not in ("log_loss", "squared_error"):
+    """``predict_proba`` exists for the logistic and the squared loss (once fitted: its loss)."""
+    loss = estimator._state.frozen.loss if estimator._is_initialized() else estimator.loss
+    if loss not in ("log_loss", "squared_error"):
         raise AttributeError(
             "predict_proba is available only for loss='log_loss' or 'squared_error'"
         )
@@ -705,14 +716,16 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
             Probability of each class, in the order of ``classes_``.
         """
         scores = self._raw_decision(X)
-        if self.loss == "squared_error":
+        state = self._state
+        if state.frozen.loss == "squared_error":
             p = (np.clip(scores, -1.0, 1.0) + 1.0) / 2.0
             if p.shape[1] == 1:
                 return np.hstack([1.0 - p, p])
             total = p.sum(axis=1, keepdims=True)
             return np.where(total > 0, p / np.where(total > 0, total, 1.0), 1.0 / p.shape[1])
-        if self.bound is not None:
-            scores = np.clip(scores, -self.bound, self.bound)
+        bound = state.live.bound
+        if bound is not None:
+            scores = np.clip(scores, -bound, bound)
         return probabilities_from_scores(scores)
 
     @available_if(_has_proba)
@@ -897,8 +910,9 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
             The predictions.
         """
         out = self._raw_decision(X)[:, 0]
-        if self.bound is None:
-            return out
         state = self._state
+        bound = state.live.bound
+        if bound is None:
+            return out
         mean = state.target_sum / state.target_count if state.target_count else 0.0
-        return mean + np.clip(out - mean, -self.bound, self.bound)
+        return mean + np.clip(out - mean, -bound, bound)
