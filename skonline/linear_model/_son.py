@@ -388,9 +388,47 @@ class _BaseSON(OnlineEstimator):
         return tags
 
 
-def _params_doc(curvature, alpha0, bound):
-    return f"""\
-    sketch : {{"rfd", "fd", "full", "diag"}}, default="rfd"
+def _has_proba(estimator):
+    """``predict_proba`` exists for the logistic and the squared loss (once fitted: its loss)."""
+    loss = estimator._state.frozen.loss if estimator._is_initialized() else estimator.loss
+    if loss not in ("log_loss", "squared_error"):
+        raise AttributeError(
+            "predict_proba is available only for loss='log_loss' or 'squared_error'"
+        )
+    return True
+
+
+class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
+    """Online Newton step with a Robust Frequent Directions sketch, for classification.
+
+    Paper Algorithm 6 (RFD-SON with the doubling buffer) of Luo et al. (2019)
+    on labels ``±1``; multiclass one-vs-rest with one sketch per class. Per
+    row and class: ``O(m · n_features + m³)`` time (one eigendecomposition of
+    the ``≤ 2m × 2m`` Gram matrix of the sketch) and ``O(m · n_features)``
+    memory, against ``O(n_features²)`` for the full online Newton step.
+
+    Guarantee (Theorem 5, ``alpha0 > 0``, losses satisfying Assumptions 1–2):
+
+        ``R_T ≤ (α₀/2)‖w‖² + 2(CL)² Σ η_t + m/(2(μ+η_T)) ln(tr(BᵀB)/(mα₀) + α_T/α₀) + Ω_RFD``
+
+    where ``Ω_RFD`` depends on ``α₀`` only logarithmically — unlike FD-SON,
+    whose gap term grows as ``1/α₀`` — which is why RFD0 (``alpha0=0``,
+    Theorem 7) needs no tuning. Corrected errata: the ``α = 0`` projection
+    uses the projector ``VVᵀ`` (the paper prints ``VΣ⁻²Vᵀ``), ``η_t`` is
+    1-based, and the Woodbury ``γ`` uses the vector being projected.
+
+    Read more in the :ref:`User Guide <online_newton>`.
+
+    Parameters
+    ----------
+    loss : {"log_loss", "squared_error", "hinge", "smooth_hinge"}, default="log_loss"
+        The loss of the online predictions on labels ``±1``. ``"log_loss"``
+        gives :meth:`predict_proba`; ``"squared_error"`` is the paper's loss
+        ``(wᵀx − y)²``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    sketch : {"rfd", "fd", "full", "diag"}, default="rfd"
         Curvature ``H`` of the Newton step. ``"rfd"``: Robust Frequent
         Directions sketch (RFD-SON, paper Alg. 3/6), ``H = BᵀB + αI`` with ``α``
         grown by the sketch; runs with ``alpha0=0`` ("RFD0", no
@@ -398,76 +436,9 @@ def _params_doc(curvature, alpha0, bound):
         ``"full"``: FULL-ON, the exact ``H`` by Sherman–Morrison,
         ``O(n_features²)`` per row. ``"diag"``: diagonal AdaGrad,
         ``D = alpha0 + sqrt(Σ g²)``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
-{curvature}
-    sketch_size : int, default=10
-        The paper's ``m``, the memory of the sketch: its buffer holds up to
-        ``2m`` rows (``O(m · d)`` memory, ``O(m · d + m³)`` time per row). The
-        values of the paper's experiments are in the user guide.
-
-{alpha0}
-    learning_rate : float, default=1.0
-        ``η_t = learning_rate / t`` with ``t`` counted from 1 across all calls.
-
-    mu : "auto" or float, default="auto"
-        ``μ`` of Assumption 2; the sketch rows are ``sqrt(μ + η_t) g_t``.
-        ``"auto"``: ``1/(8C²)`` for the squared loss, ``e^{{−C}}`` for the
-        logistic loss, ``1/epsilon²`` for the Huber loss (its quadratic
-        zone), 0 otherwise (§3.1: the squared loss's constant, and the recipe
-        ``μ = min l'' / max l'²`` for the others).
-
-{bound}
-    fit_intercept : bool, default=True
-        Append a constant feature (value ``intercept_scaling``) that takes
-        part in the sketch. The paper has no intercept (``False``).
-
-    intercept_scaling : float, default=1.0
-        Value of the constant feature.
-
-    scale_features : bool, default=True
-        Divide each feature by the power of two of its first non-zero value
-        (fixed from then on; the value becomes one in ``[1, 2)``), so that the
-        ridge ``alpha0``, the sketch and the constraint see features of
-        comparable scale whatever their units. An exact change of units (any
-        split of the stream gives the same model), invisible in ``coef_``,
-        which is in raw units. ``False``: the paper's raw features.
-
-    buffer_init : {{"zeros", "empty"}}, default="zeros"
-        ``"zeros"``: Alg. 6 literally, the buffer starts with ``m`` zero rows
-        (first compaction after ``m`` gradients); ``"empty"``: first
-        compaction after ``2m`` gradients (Alg. 5).
-
-    skip_zero_rows : bool, default=False
-        Do not add zero gradients to the sketch (they do not change ``H`` but
-        move the compaction schedule). Off: paper-literal.
-
-    max_iter : int, default=1
-        Passes over the data in :meth:`fit` (the paper makes one).
-        ``partial_fit`` always makes one.
-
-    shuffle : bool, default=False
-        Shuffle the rows before each pass of :meth:`fit`.
-
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-
-    warm_start : bool, default=False
-        :meth:`fit` continues from the current state instead of resetting.
-
-    solve_rtol : float, default=1e-12
-        ``α ≤ solve_rtol · λ_max(BBᵀ)`` counts as singular: the pseudo-inverse
-        formulas are used in the solves (the sketch itself stays exact). The
-        solves work in the sketch's eigenbasis (error ``κ·eps``), so the
-        threshold can sit far below the Woodbury form's ``1e-10``; see the
-        user guide.
-
-    verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines per epoch (rows
-        done, rows per second, mean loss so far), ``2`` one per 1000 rows.
-"""
-
-
-_CLF_CURVATURE = """\
     curvature : {"auto", "gradient", "hessian"}, default="auto"
         What the curvature accumulates. ``"gradient"``: the paper's
         ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
@@ -475,20 +446,16 @@ _CLF_CURVATURE = """\
         ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
         the cumulative loss (``mu`` and ``learning_rate`` are then unused); not
         with ``sketch="diag"``. ``"auto"``: ``"gradient"``.
-"""
-_REG_CURVATURE = """\
-    curvature : {"auto", "gradient", "hessian"}, default="auto"
-        What the curvature accumulates. ``"gradient"``: the paper's
-        ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
-        Theorem 5). ``"hessian"``: the loss's own second derivative,
-        ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
-        the cumulative loss, recursive least squares for the squared loss
-        (``mu`` and ``learning_rate`` are then unused); not with
-        ``sketch="diag"``, where a diagonal Newton step ignores the correlations
-        of the features. ``"auto"``: ``"hessian"``, ``"gradient"`` with
-        ``sketch="diag"``.
-"""
-_CLF_ALPHA0 = """\
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    sketch_size : int, default=10
+        The paper's ``m``, the memory of the sketch: its buffer holds up to
+        ``2m`` rows (``O(m · d)`` memory, ``O(m · d + m³)`` time per row). The
+        values of the paper's experiments are in the user guide.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
     alpha0 : float or "auto", default="auto"
         Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: the
         curvature the first row adds per coordinate (a prior worth one row,
@@ -497,33 +464,108 @@ _CLF_ALPHA0 = """\
         squared gradient of that row); its value is ``alpha0_``. ``0`` with
         ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
         positive for ``"fd"``, ``"full"`` and ``"diag"``.
-"""
-_REG_ALPHA0 = """\
-    alpha0 : float or "auto", default="auto"
-        Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: ten times the
-        curvature the first row adds per coordinate (a prior worth ten rows,
-        in the units of the scaled features, that shrinks the first
-        predictions towards the running target mean; for ``sketch="diag"``,
-        whose ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root of ten
-        times the mean squared gradient of that row); its value is
-        ``alpha0_``. ``0`` with
-        ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
-        positive for ``"fd"``, ``"full"`` and ``"diag"``.
-"""
-_CLF_BOUND = """\
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    learning_rate : float, default=1.0
+        ``η_t = learning_rate / t`` with ``t`` counted from 1 across all calls.
+        Live: a change acts from the next update on.
+
+    mu : "auto" or float, default="auto"
+        ``μ`` of Assumption 2; the sketch rows are ``sqrt(μ + η_t) g_t``.
+        ``"auto"``: ``1/(8C²)`` for the squared loss, ``e^{−C}`` for the
+        logistic loss, ``1/epsilon²`` for the Huber loss (its quadratic
+        zone), 0 otherwise (§3.1: the squared loss's constant, and the recipe
+        ``μ = min l'' / max l'²`` for the others).
+        Live: a change acts from the next update on.
+
     bound : float or None, default=2.0
         ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` (the paper uses 1
         with ±1 labels and the squared loss). Predictions are
         ``clip(wᵀx, −C, C)``. ``None``: no projection.
-"""
-_REG_BOUND = """\
-    bound : float or None, default=None
-        ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` on the (centred)
-        predictions (the paper uses 1 with targets in ``[−1, 1]``).
-        Predictions are ``clip(wᵀx, −C, C)``. ``None``: no projection.
-"""
+        Live: a change acts from the next update on; the read-outs clip with
+        the value recorded by the last call that learned.
 
-_ATTRS_DOC = """\
+    fit_intercept : bool, default=True
+        Append a constant feature (value ``intercept_scaling``) that takes
+        part in the sketch. The paper has no intercept (``False``).
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    intercept_scaling : float, default=1.0
+        Value of the constant feature.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    scale_features : bool, default=True
+        Divide each feature by the power of two of its first non-zero value
+        (fixed from then on; the value becomes one in ``[1, 2)``), so that the
+        ridge ``alpha0``, the sketch and the constraint see features of
+        comparable scale whatever their units. An exact change of units (any
+        split of the stream gives the same model), invisible in ``coef_``,
+        which is in raw units. ``False``: the paper's raw features.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    buffer_init : {"zeros", "empty"}, default="zeros"
+        ``"zeros"``: Alg. 6 literally, the buffer starts with ``m`` zero rows
+        (first compaction after ``m`` gradients); ``"empty"``: first
+        compaction after ``2m`` gradients (Alg. 5).
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    skip_zero_rows : bool, default=False
+        Do not add zero gradients to the sketch (they do not change ``H`` but
+        move the compaction schedule). Off: paper-literal.
+        Live: a change acts from the next update on.
+
+    max_iter : int, default=1
+        Passes over the data in :meth:`fit` (the paper makes one).
+        ``partial_fit`` always makes one.
+        Live: read by the next :meth:`fit`.
+
+    shuffle : bool, default=False
+        Shuffle the rows before each pass of :meth:`fit`.
+        Live: read by the next :meth:`fit`.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+        Live: read by the next :meth:`fit`.
+
+    warm_start : bool, default=False
+        :meth:`fit` continues from the current state instead of resetting.
+        Live: read by the next :meth:`fit`.
+
+    solve_rtol : float, default=1e-12
+        ``α ≤ solve_rtol · λ_max(BBᵀ)`` counts as singular: the pseudo-inverse
+        formulas are used in the solves (the sketch itself stays exact). The
+        solves work in the sketch's eigenbasis (error ``κ·eps``), so the
+        threshold can sit far below the Woodbury form's ``1e-10``; see the
+        user guide.
+        Live: a change acts from the next update on.
+
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines per epoch (rows
+        done, rows per second, mean loss so far), ``2`` one per 1000 rows.
+        Live: read by the next call.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        ``u^(T+1)``, the unprojected iterate(s).
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The intercepts.
+
+    n_mistakes_ : int
+        Online mistakes (prediction made before each update).
+
+    online_error_rate_ : float
+        ``n_mistakes_ / n_samples_seen_``: the paper's "online error rate".
+
     n_samples_seen_ : int
         Rows processed so far (the global time index ``t`` of ``η_t``).
 
@@ -555,66 +597,7 @@ _ATTRS_DOC = """\
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during the first call, when ``X`` has string
         column names.
-"""
 
-
-def _has_proba(estimator):
-    """``predict_proba`` exists for the logistic and the squared loss (once fitted: its loss)."""
-    loss = estimator._state.frozen.loss if estimator._is_initialized() else estimator.loss
-    if loss not in ("log_loss", "squared_error"):
-        raise AttributeError(
-            "predict_proba is available only for loss='log_loss' or 'squared_error'"
-        )
-    return True
-
-
-class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
-    __doc__ = f"""Online Newton step with a Robust Frequent Directions sketch, for classification.
-
-    Paper Algorithm 6 (RFD-SON with the doubling buffer) of Luo et al. (2019)
-    on labels ``±1``; multiclass one-vs-rest with one sketch per class. Per
-    row and class: ``O(m · n_features + m³)`` time (one eigendecomposition of
-    the ``≤ 2m × 2m`` Gram matrix of the sketch) and ``O(m · n_features)``
-    memory, against ``O(n_features²)`` for the full online Newton step.
-
-    Guarantee (Theorem 5, ``alpha0 > 0``, losses satisfying Assumptions 1–2):
-
-        ``R_T ≤ (α₀/2)‖w‖² + 2(CL)² Σ η_t + m/(2(μ+η_T)) ln(tr(BᵀB)/(mα₀) + α_T/α₀) + Ω_RFD``
-
-    where ``Ω_RFD`` depends on ``α₀`` only logarithmically — unlike FD-SON,
-    whose gap term grows as ``1/α₀`` — which is why RFD0 (``alpha0=0``,
-    Theorem 7) needs no tuning. Corrected errata: the ``α = 0`` projection
-    uses the projector ``VVᵀ`` (the paper prints ``VΣ⁻²Vᵀ``), ``η_t`` is
-    1-based, and the Woodbury ``γ`` uses the vector being projected.
-
-    Read more in the :ref:`User Guide <online_newton>`.
-
-    Parameters
-    ----------
-    loss : {{"log_loss", "squared_error", "hinge", "smooth_hinge"}}, default="log_loss"
-        The loss of the online predictions on labels ``±1``. ``"log_loss"``
-        gives :meth:`predict_proba`; ``"squared_error"`` is the paper's loss
-        ``(wᵀx − y)²``.
-
-{_params_doc(_CLF_CURVATURE, _CLF_ALPHA0, _CLF_BOUND)}
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        ``u^(T+1)``, the unprojected iterate(s).
-
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-        The intercepts.
-
-    n_mistakes_ : int
-        Online mistakes (prediction made before each update).
-
-    online_error_rate_ : float
-        ``n_mistakes_ / n_samples_seen_``: the paper's "online error rate".
-
-{_ATTRS_DOC}
     See Also
     --------
     RFDSONRegressor : The same learner for regression.
@@ -746,7 +729,7 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
 
 
 class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
-    __doc__ = f"""Online Newton step with a Robust Frequent Directions sketch, for regression.
+    """Online Newton step with a Robust Frequent Directions sketch, for regression.
 
     Paper Algorithm 6 (RFD-SON, doubling buffer) of Luo et al. (2019) with the
     squared loss ``(wᵀx − y)²`` of the paper's experiments (or the Huber
@@ -768,19 +751,149 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
 
     Parameters
     ----------
-    loss : {{"squared_error", "huber"}}, default="squared_error"
+    loss : {"squared_error", "huber"}, default="squared_error"
         The loss of the online predictions.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
     epsilon : float, default=1.0
         Huber threshold (only for ``loss="huber"``).
+        Live: a change acts from the next update on.
 
     center_target : bool, default=True
         Predict the running mean of the targets seen so far plus the linear
         model, which learns the deviations: the predictions start at the
         mean, not at 0, and the ridge shrinks towards the mean. ``False``:
         the paper's raw targets.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
-{_params_doc(_REG_CURVATURE, _REG_ALPHA0, _REG_BOUND)}
+    sketch : {"rfd", "fd", "full", "diag"}, default="rfd"
+        Curvature ``H`` of the Newton step. ``"rfd"``: Robust Frequent
+        Directions sketch (RFD-SON, paper Alg. 3/6), ``H = BᵀB + αI`` with ``α``
+        grown by the sketch; runs with ``alpha0=0`` ("RFD0", no
+        hyperparameter). ``"fd"``: FD-SON, ``α`` fixed at ``alpha0 > 0``.
+        ``"full"``: FULL-ON, the exact ``H`` by Sherman–Morrison,
+        ``O(n_features²)`` per row. ``"diag"``: diagonal AdaGrad,
+        ``D = alpha0 + sqrt(Σ g²)``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    curvature : {"auto", "gradient", "hessian"}, default="auto"
+        What the curvature accumulates. ``"gradient"``: the paper's
+        ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
+        Theorem 5). ``"hessian"``: the loss's own second derivative,
+        ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
+        the cumulative loss, recursive least squares for the squared loss
+        (``mu`` and ``learning_rate`` are then unused); not with
+        ``sketch="diag"``, where a diagonal Newton step ignores the correlations
+        of the features. ``"auto"``: ``"hessian"``, ``"gradient"`` with
+        ``sketch="diag"``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    sketch_size : int, default=10
+        The paper's ``m``, the memory of the sketch: its buffer holds up to
+        ``2m`` rows (``O(m · d)`` memory, ``O(m · d + m³)`` time per row). The
+        values of the paper's experiments are in the user guide.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    alpha0 : float or "auto", default="auto"
+        Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: ten times the
+        curvature the first row adds per coordinate (a prior worth ten rows,
+        in the units of the scaled features, that shrinks the first
+        predictions towards the running target mean; for ``sketch="diag"``,
+        whose ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root of ten
+        times the mean squared gradient of that row); its value is
+        ``alpha0_``. ``0`` with
+        ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
+        positive for ``"fd"``, ``"full"`` and ``"diag"``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    learning_rate : float, default=1.0
+        ``η_t = learning_rate / t`` with ``t`` counted from 1 across all calls.
+        Live: a change acts from the next update on.
+
+    mu : "auto" or float, default="auto"
+        ``μ`` of Assumption 2; the sketch rows are ``sqrt(μ + η_t) g_t``.
+        ``"auto"``: ``1/(8C²)`` for the squared loss, ``e^{−C}`` for the
+        logistic loss, ``1/epsilon²`` for the Huber loss (its quadratic
+        zone), 0 otherwise (§3.1: the squared loss's constant, and the recipe
+        ``μ = min l'' / max l'²`` for the others).
+        Live: a change acts from the next update on.
+
+    bound : float or None, default=None
+        ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` on the (centred)
+        predictions (the paper uses 1 with targets in ``[−1, 1]``).
+        Predictions are ``clip(wᵀx, −C, C)``. ``None``: no projection.
+        Live: a change acts from the next update on; the read-outs clip with
+        the value recorded by the last call that learned.
+
+    fit_intercept : bool, default=True
+        Append a constant feature (value ``intercept_scaling``) that takes
+        part in the sketch. The paper has no intercept (``False``).
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    intercept_scaling : float, default=1.0
+        Value of the constant feature.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    scale_features : bool, default=True
+        Divide each feature by the power of two of its first non-zero value
+        (fixed from then on; the value becomes one in ``[1, 2)``), so that the
+        ridge ``alpha0``, the sketch and the constraint see features of
+        comparable scale whatever their units. An exact change of units (any
+        split of the stream gives the same model), invisible in ``coef_``,
+        which is in raw units. ``False``: the paper's raw features.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    buffer_init : {"zeros", "empty"}, default="zeros"
+        ``"zeros"``: Alg. 6 literally, the buffer starts with ``m`` zero rows
+        (first compaction after ``m`` gradients); ``"empty"``: first
+        compaction after ``2m`` gradients (Alg. 5).
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    skip_zero_rows : bool, default=False
+        Do not add zero gradients to the sketch (they do not change ``H`` but
+        move the compaction schedule). Off: paper-literal.
+        Live: a change acts from the next update on.
+
+    max_iter : int, default=1
+        Passes over the data in :meth:`fit` (the paper makes one).
+        ``partial_fit`` always makes one.
+        Live: read by the next :meth:`fit`.
+
+    shuffle : bool, default=False
+        Shuffle the rows before each pass of :meth:`fit`.
+        Live: read by the next :meth:`fit`.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+        Live: read by the next :meth:`fit`.
+
+    warm_start : bool, default=False
+        :meth:`fit` continues from the current state instead of resetting.
+        Live: read by the next :meth:`fit`.
+
+    solve_rtol : float, default=1e-12
+        ``α ≤ solve_rtol · λ_max(BBᵀ)`` counts as singular: the pseudo-inverse
+        formulas are used in the solves (the sketch itself stays exact). The
+        solves work in the sketch's eigenbasis (error ``κ·eps``), so the
+        threshold can sit far below the Woodbury form's ``1e-10``; see the
+        user guide.
+        Live: a change acts from the next update on.
+
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines per epoch (rows
+        done, rows per second, mean loss so far), ``2`` one per 1000 rows.
+        Live: read by the next call.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -789,7 +902,38 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
     intercept_ : float
         The intercept.
 
-{_ATTRS_DOC}
+    n_samples_seen_ : int
+        Rows processed so far (the global time index ``t`` of ``η_t``).
+
+    cumulative_loss_ : float
+        Sum over the processed rows of the (weighted) loss of the prediction
+        made before the update (progressive validation); for one-vs-rest the
+        sum of the per-class binary losses.
+
+    alpha0_ : float
+        The initial ridge ``alpha0`` used (``alpha0="auto"`` resolved), in the
+        units of the scaled features.
+
+    alpha_ : ndarray of shape (n_models,)
+        ``α`` of each model's curvature (NaN for ``"full"``/``"diag"``).
+
+    shrinkage_ : ndarray of shape (n_models,)
+        Total shrinkage ``Δ`` of each sketch; for ``"rfd"``
+        ``alpha_ == alpha0 + shrinkage_ / 2``.
+
+    n_compactions_ : ndarray of shape (n_models,)
+        Compactions of each model's sketch.
+
+    n_iter_ : int
+        Passes made by the last :meth:`fit` (1 after ``partial_fit``).
+
+    n_features_in_ : int
+        Number of features seen during the first call.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during the first call, when ``X`` has string
+        column names.
+
     See Also
     --------
     RFDSONClassifier : The same learner for classification.
