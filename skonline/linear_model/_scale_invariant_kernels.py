@@ -45,10 +45,10 @@ from scipy.linalg import lapack, solve_triangular
 
 from ..utils._rows import canonical_csr
 from ._linear import LinearState
+from ._losses import LOSS_CODES
 from ._scale_invariant_fast import (
     CALLABLE_LOSS,
     KIND_CODES,
-    LOSS_CODES,
     Rows,
     Stream,
     centered_pass,

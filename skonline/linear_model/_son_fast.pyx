@@ -27,10 +27,12 @@ curvature back-end:
 The caller passes copies of the state arrays; they are updated in place.
 """
 
-from libc.math cimport exp, fabs, frexp, hypot, ldexp, log1p, sqrt
+from libc.math cimport fabs, frexp, hypot, ldexp, sqrt
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport ddot, dgemm, dgemv
 from scipy.linalg.cython_lapack cimport dsyevd
+
+from ._loss cimport loss_and_derivative, second_derivative
 
 import numpy as np
 
@@ -39,91 +41,11 @@ cdef enum:
     FULL = 1
     DIAG = 2
 
-cdef enum:
-    SQUARED_ERROR = 0
-    LOG_LOSS = 1
-    HINGE = 2
-    SMOOTH_HINGE = 3
-    HUBER = 4
-
-LOSS_CODES = {
-    "squared_error": SQUARED_ERROR,
-    "log_loss": LOG_LOSS,
-    "hinge": HINGE,
-    "smooth_hinge": SMOOTH_HINGE,
-    "huber": HUBER,
-}
 BACKEND_CODES = {"sketch": SKETCH, "full": FULL, "diag": DIAG}
 
 cdef double EPS = np.finfo(np.float64).eps
 #: A row whose part outside the basis is below this fraction of its norm adds no direction.
 cdef double GROWTH_TOL = 1e-12
-
-
-# ---------------------------------------------------------------- losses
-cdef inline void loss_and_derivative(int loss, double p, double y, double epsilon,
-                                     double* value, double* deriv) noexcept nogil:
-    """``(l(p; y), l'(p; y))``: the table of ``_losses.loss_and_derivative``, in C."""
-    cdef double r, m, e
-    if loss == SQUARED_ERROR:
-        r = p - y
-        value[0] = r * r
-        deriv[0] = 2.0 * r
-    elif loss == LOG_LOSS:
-        m = y * p
-        if m > 0.0:
-            e = exp(-m)
-            value[0] = log1p(e)
-            deriv[0] = -y * e / (1.0 + e)
-        else:
-            e = exp(m)
-            value[0] = log1p(e) - m
-            deriv[0] = -y / (1.0 + e)
-    elif loss == HINGE:
-        m = y * p
-        if m < 1.0:
-            value[0] = 1.0 - m
-            deriv[0] = -y
-        else:
-            value[0] = 0.0
-            deriv[0] = 0.0
-    elif loss == SMOOTH_HINGE:
-        m = y * p
-        if m >= 1.0:
-            value[0] = 0.0
-            deriv[0] = 0.0
-        elif m <= 0.0:
-            value[0] = 0.5 - m
-            deriv[0] = -y
-        else:
-            value[0] = 0.5 * (1.0 - m) * (1.0 - m)
-            deriv[0] = -y * (1.0 - m)
-    else:  # HUBER
-        r = p - y
-        if fabs(r) <= epsilon:
-            value[0] = 0.5 * r * r
-            deriv[0] = r
-        else:
-            value[0] = epsilon * (fabs(r) - 0.5 * epsilon)
-            deriv[0] = epsilon * (1.0 if r > 0.0 else (-1.0 if r < 0.0 else 0.0))
-
-
-cdef inline double second_derivative(int loss, double p, double y, double epsilon) noexcept nogil:
-    """``l''(p; y)``: 0 at the kinks of the hinge-type losses; the Huber loss's IRLS weight."""
-    cdef double m, e, r
-    if loss == SQUARED_ERROR:
-        return 2.0
-    if loss == LOG_LOSS:
-        m = y * p
-        e = exp(-fabs(m))
-        return e / ((1.0 + e) * (1.0 + e))
-    if loss == SMOOTH_HINGE:
-        m = y * p
-        return 1.0 if (0.0 < m < 1.0) else 0.0
-    if loss == HUBER:  # the IRLS weight of the Huber loss: 1 inside, ε/|r| outside
-        r = p - y
-        return 1.0 if fabs(r) <= epsilon else epsilon / fabs(r)
-    return 0.0
 
 
 # ------------------------------------------------------- small dense algebra
@@ -1021,7 +943,7 @@ def son_pass_fast(
                                     w[j] -= tau * h[j] / xh
                 predictions[i, k] = p
                 scores[i, k] = z
-                loss_and_derivative(loss, p, T[i, k], epsilon, &value, &deriv)
+                value = loss_and_derivative(loss, p, T[i, k], epsilon, &deriv)
                 total_loss += sw[i] * value
                 scale = sw[i] * deriv
                 if scale == 0.0 and skip_zero_rows:

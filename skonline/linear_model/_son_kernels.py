@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._son_fast import BACKEND_CODES, LOSS_CODES, son_pass_fast
+from ._losses import LOSS_CODES
+from ._son_fast import BACKEND_CODES, son_pass_fast
 
 __all__ = [
     "CurvatureState",
