@@ -47,6 +47,7 @@ from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport drot
 
 from ._loss cimport HUBER, MULTINOMIAL, loss_and_derivative, multinomial_loss
+from ._rows cimport Rows
 
 import numpy as np
 
@@ -143,57 +144,6 @@ cdef inline double finite_prediction(double p) noexcept nogil:
     if p < -MAX_PREDICTION:
         return -MAX_PREDICTION
     return p
-
-
-# ------------------------------------------------------------ row access
-cdef class Rows:
-    """The rows of a pass: a C-contiguous float64 array, or the arrays of a canonical CSR matrix."""
-
-    cdef bint dense
-    cdef const double[:, ::1] X
-    cdef const long long[::1] indptr
-    cdef const int[::1] indices
-    cdef const double[::1] data
-
-    def __init__(self, bint dense, const double[:, ::1] X, const long long[::1] indptr,
-                 const int[::1] indices, const double[::1] data):
-        self.dense = dense
-        self.X = X
-        self.indptr = indptr
-        self.indices = indices
-        self.data = data
-
-    cdef inline int gather(self, Py_ssize_t row, int d, int* idx, double* val) noexcept nogil:
-        """The entries of a row whose square is not 0 (as ``canonical_csr`` keeps)."""
-        cdef int j, m = 0
-        cdef long long e
-        cdef double x
-        if not self.dense:
-            for e in range(self.indptr[row], self.indptr[row + 1]):
-                idx[m] = self.indices[e]
-                val[m] = self.data[e]
-                m += 1
-            return m
-        for j in range(d):
-            x = self.X[row, j]
-            if x * x != 0.0:
-                idx[m] = j
-                val[m] = x
-                m += 1
-        return m
-
-    cdef inline void copy(self, Py_ssize_t row, int d, double* out) noexcept nogil:
-        """The row as ``d`` dense values."""
-        cdef long long e
-        cdef int j
-        if self.dense:
-            for j in range(d):
-                out[j] = self.X[row, j]
-            return
-        for j in range(d):
-            out[j] = 0.0
-        for e in range(self.indptr[row], self.indptr[row + 1]):
-            out[self.indices[e]] += self.data[e]
 
 
 cdef class Stream:

@@ -23,16 +23,16 @@ import scipy.sparse as sp
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import OnlineEstimator, ParamRecord
+from ..base import ParamRecord
 from ..utils._sketch import single_blas_thread
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
     LinearState,
+    OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
     probabilities_from_scores,
 )
-from ._losses import loss_and_derivative
 from ._son_kernels import (
     CurvatureState,
     auto_alpha0,
@@ -110,7 +110,7 @@ class SONRegressorFrozen(SONFrozen):
     center_target: bool
 
 
-class _BaseSON(OnlineEstimator):
+class _BaseSON(OnlineLinearBase):
     """The engine shared by :class:`RFDSONRegressor` and :class:`RFDSONClassifier`."""
 
     _accept_sparse = "csr"
@@ -141,10 +141,14 @@ class _BaseSON(OnlineEstimator):
     _live_record: ClassVar[type[ParamRecord]] = SONLive
 
     # ------------------------------------------------------------- helpers
+    def _epsilon(self):
+        """The loss threshold the kernel uses (the regressor's ``epsilon``; unused otherwise)."""
+        return 1.0
+
     def _mu(self):
         if self.mu != "auto":
             return float(self.mu)
-        return auto_mu(self.loss, self.bound, float(getattr(self, "epsilon", 1.0)))
+        return auto_mu(self.loss, self.bound, self._epsilon())
 
     #: What ``curvature="auto"`` means away from ``sketch="diag"`` (always gradient rows).
     _auto_curvature = "gradient"
@@ -215,7 +219,7 @@ class _BaseSON(OnlineEstimator):
                 # AdaGrad's D = alpha0 + sqrt(Σ g²): rows of g, no (μ + η) factor
                 mu=1.0 if diagonal else self._mu(),
                 learning_rate=0.0 if diagonal else float(self.learning_rate),
-                epsilon=float(getattr(self, "epsilon", 1.0)),
+                epsilon=self._epsilon(),
             )
             # a prior worth _prior_rows rows; in gradient units for AdaGrad
             alpha0 = alpha0 * self._prior_rows
@@ -295,23 +299,15 @@ class _BaseSON(OnlineEstimator):
         return fresh
 
     def _scaled_pass(self, state, X, T, sample_weight):
-        offsets = 0.0
-        if getattr(self, "center_target", False):
-            # predict the running mean of the earlier targets plus the linear model
-            # sums accumulated row after row: any split of the stream gives the same.
-            # The very first row has no mean to be predicted by: it only starts the
-            # mean (the model learns a zero deviation there).
-            sums = np.cumsum(np.concatenate([[state.target_sum], T[:, 0]]))
-            count = state.target_count + np.arange(T.shape[0])
-            offsets = np.where(count > 0, sums[:-1] / np.maximum(count, 1), T[:, 0])[:, None]
+        center = getattr(state.frozen, "center_target", False)
         scale = update_scales(state.scale, X) if state.frozen.scale_features else state.scale
         with single_blas_thread():  # small products on one core: faster, robust to load
-            U, curvature, t, total_loss, predictions, scores = son_pass(
+            U, curvature, t, total_loss, predictions, scores, target_mean = son_pass(
                 state.U,
                 state.curvature,
                 _scaled(X, scale),
                 self._intercept_value() if state.frozen.fit_intercept else 0.0,
-                T - offsets,
+                T,
                 sample_weight,
                 state.n_samples_seen,
                 state.cumulative_loss,
@@ -319,10 +315,11 @@ class _BaseSON(OnlineEstimator):
                 bound=self.bound,
                 mu=self._mu(),
                 learning_rate=float(self.learning_rate),
-                epsilon=float(getattr(self, "epsilon", 1.0)),
+                epsilon=self._epsilon(),
                 skip_zero_rows=self.skip_zero_rows,
                 rtol=float(self.solve_rtol),
                 curvature_rows=self._curvature_rows(),
+                target_mean=(state.target_sum, state.target_count) if center else None,
             )
         new = dataclasses.replace(
             state,
@@ -332,15 +329,8 @@ class _BaseSON(OnlineEstimator):
             n_samples_seen=t,
             cumulative_loss=total_loss,
         )
-        if getattr(self, "center_target", False):
-            new.target_sum = float(sums[-1])
-            new.target_count = state.target_count + T.shape[0]
-            if state.target_count == 0:  # the first row's loss is that of predicting 0 + model
-                p0, y0 = float(predictions[0, 0]), float(T[0, 0])
-                eps = float(getattr(self, "epsilon", 1.0))
-                true_loss = loss_and_derivative(state.frozen.loss, p0, y0, eps)[0]
-                kernel_loss = loss_and_derivative(state.frozen.loss, p0, 0.0, eps)[0]
-                new.cumulative_loss += float(sample_weight[0]) * (true_loss - kernel_loss)
+        if target_mean is not None:
+            new.target_sum, new.target_count = target_mean
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
         return new, predictions if predictions.shape[1] == 1 else scores
@@ -398,7 +388,7 @@ def _has_proba(estimator):
     return True
 
 
-class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
+class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     """Online Newton step with a Robust Frequent Directions sketch, for classification.
 
     Paper Algorithm 6 (RFD-SON with the doubling buffer) of Luo et al. (2019)
@@ -728,7 +718,7 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
         return np.log(self.predict_proba(X))
 
 
-class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
+class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
     """Online Newton step with a Robust Frequent Directions sketch, for regression.
 
     Paper Algorithm 6 (RFD-SON, doubling buffer) of Luo et al. (2019) with the
@@ -970,6 +960,9 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
     _auto_curvature = "hessian"  # recursive least squares for the squared loss
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONRegressorFrozen
+
+    def _epsilon(self):
+        return float(self.epsilon)
 
     def __init__(
         self,
