@@ -16,15 +16,16 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import OnlineEstimator, ParamRecord
+from ..base import ParamRecord
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
+    OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
     probabilities_from_scores,
@@ -98,12 +99,12 @@ class SIRegressorFrozen(ScaleInvariantFrozen):
     center_target: bool
 
 
-class _BaseScaleInvariant(OnlineEstimator):
+class _BaseScaleInvariant(OnlineLinearBase):
     """The engine shared by the classifier and the regressor.
 
-    Comes before the online linear mixin in the bases of an estimator: it
-    provides the hooks ``_init_state``, ``_linear_pass`` and
-    ``_linear_readout``.
+    Provides the hooks ``_init_state``, ``_linear_pass`` and
+    ``_linear_readout``; comes last in the bases of an estimator, after the
+    online linear mixin and scikit-learn's.
     """
 
     _accept_sparse = "csr"
@@ -178,6 +179,7 @@ class _BaseScaleInvariant(OnlineEstimator):
             "center_target": bool(getattr(state.frozen, "center_target", False)),
         }
         kind = _state_kind(state.kind, state.frozen.center)
+        new: Any  # the state class of the pass
         if kind == "full":
             try:
                 new, predictions = full_pass(
@@ -234,7 +236,7 @@ def _has_proba(estimator):
     return True
 
 
-class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinearClassifierMixin):
+class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseScaleInvariant):
     """Scale-invariant online linear classifier with no learning rate.
 
     Kotłowski (2017): Algorithm 2 (``variant="full"``, eq. 7), Algorithm 1
@@ -556,7 +558,7 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
             return np.log(self.predict_proba(X))
 
 
-class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearRegressorMixin):
+class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseScaleInvariant):
     """Scale-invariant online linear regression with no learning rate.
 
     Kotłowski (2017): the learners of :class:`ScaleInvariantClassifier`
