@@ -19,6 +19,8 @@ COMPILER_DIRECTIVES = {
 }
 
 EXTENSIONS = [
+    Extension("skonline.linear_model._loss", ["skonline/linear_model/_loss.pyx"]),
+    Extension("skonline.linear_model._rows", ["skonline/linear_model/_rows.pyx"]),
     Extension(
         "skonline.linear_model._son_fast",
         ["skonline/linear_model/_son_fast.pyx"],

@@ -2,8 +2,13 @@
 
 Both families (the sketched online Newton step and the scale-invariant
 learners) hold ``K`` linear models (one for a binary problem or a regression,
-one per class for one-vs-rest) in a :class:`LinearState`, and implement two
-hooks:
+one per class for one-vs-rest) in a :class:`LinearState`. Each family's
+engine subclasses :class:`OnlineLinearBase` and implements two hooks; an
+estimator reads as scikit-learn's do, mixins first, then the engine::
+
+    class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON)
+
+The hooks:
 
 ``_linear_pass(state, X, T, sample_weight)``
     One ordered pass over validated rows with targets ``T`` of shape (n, K);
@@ -16,6 +21,7 @@ hooks:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.special import expit
@@ -32,8 +38,12 @@ from ..base import (
 )
 from ..utils._sklearn_compat import _check_sample_weight, _fit_context
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 __all__ = [
     "LinearState",
+    "OnlineLinearBase",
     "OnlineLinearClassifierMixin",
     "OnlineLinearRegressorMixin",
     "labels_from_scores",
@@ -60,7 +70,9 @@ class LinearState(OnlineState):
     n_mistakes: int = 0
 
 
-def labels_from_scores(classes, scores, *, zero_is_positive):
+def labels_from_scores(
+    classes: np.ndarray, scores: np.ndarray, *, zero_is_positive: bool
+) -> np.ndarray:
     """Class labels from decision scores of shape (n, K).
 
     Binary (``K == 1``): ``classes[1]`` where the score is positive (or zero,
@@ -72,7 +84,7 @@ def labels_from_scores(classes, scores, *, zero_is_positive):
     return classes[np.argmax(scores, axis=1)]
 
 
-def probabilities_from_scores(scores, *, multinomial=False):
+def probabilities_from_scores(scores: np.ndarray, *, multinomial: bool = False) -> np.ndarray:
     """Class probabilities from decision scores of shape (n, K).
 
     Binary (``K == 1``): ``[1 − σ(f), σ(f)]``; ``multinomial``:
@@ -89,7 +101,7 @@ def probabilities_from_scores(scores, *, multinomial=False):
     return prob / prob.sum(axis=1, keepdims=True)
 
 
-def _validate_sample_weight(X, sample_weight):
+def _validate_sample_weight(X: Any, sample_weight: Any) -> np.ndarray:
     """Non-negative, finite, not all zero and not too large to square."""
     if sample_weight is None:
         return np.ones(X.shape[0])
@@ -100,21 +112,31 @@ def _validate_sample_weight(X, sample_weight):
     return sw
 
 
-class _OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
-    """The part shared by classifiers and regressors (see the module docstring).
+class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
+    """Base class of the online linear engines: the pass, epochs and decision scores.
 
-    A family's engine class comes before the mixins in the bases of an
-    estimator, so that its hooks override the defaults here.
+    A family's engine (``_BaseSON``, ``_BaseScaleInvariant``) subclasses it
+    and implements the hooks of the module docstring, overriding the
+    defaults here; the classifier and regressor mixins come before the
+    engine in an estimator's bases.
     """
 
     #: Binary tie rule of the family: is a decision of exactly 0 the positive class?
     _zero_is_positive = False
 
-    def _check_params_consistent(self, X):
+    def _check_params_consistent(self, X: Any) -> None:
         """Checks of parameter combinations that need the validated batch (default: none)."""
 
     # ------------------------------------------------------------ the pass
-    def _partial_fit_state(self, state, X, y, *, sample_weight, classes=None):
+    def _partial_fit_state(
+        self,
+        state: Any,
+        X: Any,
+        y: Any,
+        *,
+        sample_weight: np.ndarray,
+        classes: np.ndarray | None = None,
+    ) -> Any:
         keep = sample_weight > 0
         if not np.all(keep):  # a row of weight 0 is not seen at all
             X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
@@ -127,7 +149,7 @@ class _OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
             state.n_mistakes += int(np.sum(predicted != y))
         return state
 
-    def _fit_epochs(self, X, y, sample_weight):
+    def _fit_epochs(self, X: Any, y: Any, sample_weight: Any) -> Self:
         """Reset (unless ``warm_start``), then ``max_iter`` passes, committed at the end.
 
         With ``shuffle`` the rows are permuted before each pass by a generator
@@ -160,24 +182,34 @@ class _OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
             self._commit(state)
         return self
 
-    def _classes_from(self, y):  # regressors have no classes
+    def _classes_from(self, y: Any) -> np.ndarray | None:  # regressors have no classes
         return None
 
     # ------------------------------------------------------------ read-outs
-    def _raw_decision(self, X):
+    def _raw_decision(self, X: Any) -> np.ndarray:
         """The (n, K) scores ``X @ coef.T + intercept`` of validated ``X``."""
         X = self._validate_predict(X)
         coef, intercept = self._linear_readout(self._state)
         return np.asarray(X @ coef.T) + intercept
 
     @property
-    def n_iter_(self):
+    def n_iter_(self) -> int:
         """Passes made by the last :meth:`fit` (1 after ``partial_fit``)."""
         return int(self._fitted_state().n_iter)
 
 
-class OnlineLinearClassifierMixin(_OnlineLinearBase):
-    """Classes, targets ``±1``, online mistakes, ``partial_fit``/``fit`` and read-outs.
+if TYPE_CHECKING:  # the mixins are used with an OnlineLinearBase engine
+    _Engine = OnlineLinearBase
+else:
+    _Engine = object
+
+
+class OnlineLinearClassifierMixin(_Engine):
+    """Mixin of the online linear classifiers: classes, targets ``±1``, ``partial_fit``/``fit``.
+
+    Comes first in the bases, before scikit-learn's ``ClassifierMixin`` and an
+    :class:`OnlineLinearBase` engine. Provides the online mistakes and the
+    read-outs (``classes_``, ``coef_``, ``decision_function``, ``predict``).
 
     Follows scikit-learn's ``partial_fit`` convention: the first call must
     list every class; later calls may omit ``classes`` and must not bring a
@@ -186,7 +218,14 @@ class OnlineLinearClassifierMixin(_OnlineLinearBase):
     row's class, ``−1`` otherwise); a binary problem is one model.
     """
 
-    def _validate_batch(self, X, y, first_call, classes=None, sample_weight=None):
+    def _validate_batch(
+        self,
+        X: Any,
+        y: Any,
+        first_call: bool,
+        classes: Any = None,
+        sample_weight: Any = None,
+    ) -> tuple[Any, np.ndarray, dict[str, Any]]:
         X, y = self._check_training_data(X, y, first_call)
         self._check_params_consistent(X)
         if first_call:  # later batches are checked against classes_ below (cheaper)
@@ -219,7 +258,7 @@ class OnlineLinearClassifierMixin(_OnlineLinearBase):
         return X, y, {"sample_weight": sw, "classes": known}
 
     @staticmethod
-    def _check_classes(classes):
+    def _check_classes(classes: Any) -> np.ndarray:
         classes = np.asarray(classes)
         if classes.ndim != 1:
             raise ValueError(
@@ -230,15 +269,15 @@ class OnlineLinearClassifierMixin(_OnlineLinearBase):
         return known
 
     @staticmethod
-    def _classes_from(y):
+    def _classes_from(y: Any) -> np.ndarray | None:
         """The classes ``fit`` takes from ``y`` (validated again with the batch)."""
         return np.unique(column_or_1d(y, warn=True)) if y is not None else None
 
     @staticmethod
-    def _n_outputs(classes):
+    def _n_outputs(classes: np.ndarray) -> int:
         return 1 if len(classes) == 2 else len(classes)
 
-    def _targets(self, y, state):
+    def _targets(self, y: Any, state: Any) -> np.ndarray:
         """Targets of shape (n, K): ``±1`` for the binary model, one-vs-rest ``±1`` otherwise."""
         idx = np.searchsorted(state.classes, y)
         K = self._n_outputs(state.classes)
@@ -250,7 +289,7 @@ class OnlineLinearClassifierMixin(_OnlineLinearBase):
 
     # ------------------------------------------------------------ fitting
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Self:
         """One online pass over the rows, in order (each row predicted, then learned).
 
         Parameters
@@ -274,7 +313,7 @@ class OnlineLinearClassifierMixin(_OnlineLinearBase):
         return self._online_partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Reset (unless ``warm_start``), then ``max_iter`` online passes over the rows.
 
         Parameters
@@ -295,32 +334,32 @@ class OnlineLinearClassifierMixin(_OnlineLinearBase):
 
     # ------------------------------------------------------------ read-outs
     @property
-    def classes_(self):
+    def classes_(self) -> np.ndarray:
         """The class labels, sorted: an array of shape (n_classes,)."""
         return self._fitted_state().classes
 
     @property
-    def coef_(self):
+    def coef_(self) -> np.ndarray:
         """The weights: an array of shape (1, n_features) or (n_classes, n_features)."""
         return self._linear_readout(self._fitted_state())[0].copy()
 
     @property
-    def intercept_(self):
+    def intercept_(self) -> np.ndarray:
         """The intercepts: an array of shape (1,) or (n_classes,)."""
         return self._linear_readout(self._fitted_state())[1].copy()
 
     @property
-    def n_mistakes_(self):
+    def n_mistakes_(self) -> int:
         """Online mistakes: rows whose label, predicted before their update, was wrong."""
         return int(self._fitted_state().n_mistakes)
 
     @property
-    def online_error_rate_(self):
+    def online_error_rate_(self) -> float:
         """The progressive-validation error ``n_mistakes_ / n_samples_seen_``."""
         state = self._fitted_state()
         return state.n_mistakes / max(state.n_samples_seen, 1)
 
-    def decision_function(self, X):
+    def decision_function(self, X: Any) -> np.ndarray:
         """Confidence scores ``X @ coef_.T + intercept_``.
 
         Parameters
@@ -337,7 +376,7 @@ class OnlineLinearClassifierMixin(_OnlineLinearBase):
         scores = self._raw_decision(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: Any) -> np.ndarray:
         """Predicted class labels.
 
         Parameters
@@ -357,10 +396,21 @@ class OnlineLinearClassifierMixin(_OnlineLinearBase):
         )
 
 
-class OnlineLinearRegressorMixin(_OnlineLinearBase):
-    """Numeric targets (guarded like ``X``), ``partial_fit``/``fit`` and read-outs."""
+class OnlineLinearRegressorMixin(_Engine):
+    """Mixin of the online linear regressors: numeric targets, ``partial_fit``/``fit``, read-outs.
 
-    def _validate_batch(self, X, y, first_call, classes=None, sample_weight=None):
+    Comes first in the bases, before scikit-learn's ``RegressorMixin`` and an
+    :class:`OnlineLinearBase` engine. Targets are guarded like ``X``.
+    """
+
+    def _validate_batch(
+        self,
+        X: Any,
+        y: Any,
+        first_call: bool,
+        classes: Any = None,
+        sample_weight: Any = None,
+    ) -> tuple[Any, np.ndarray, dict[str, Any]]:
         X, y = self._check_training_data(X, y, first_call, y_numeric=True)
         self._check_params_consistent(X)
         try:  # numeric strings are converted, as scikit-learn's regressors do
@@ -373,12 +423,12 @@ class OnlineLinearRegressorMixin(_OnlineLinearBase):
         sw = _validate_sample_weight(X, sample_weight)
         return X, y, {"sample_weight": sw}
 
-    def _targets(self, y, state):
+    def _targets(self, y: Any, state: Any) -> np.ndarray:
         return np.asarray(y, dtype=np.float64).reshape(-1, 1)
 
     # ------------------------------------------------------------ fitting
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, sample_weight=None):
+    def partial_fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """One online pass over the rows, in order (each row predicted, then learned).
 
         Parameters
@@ -399,7 +449,7 @@ class OnlineLinearRegressorMixin(_OnlineLinearBase):
         return self._online_partial_fit(X, y, sample_weight=sample_weight)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Reset (unless ``warm_start``), then ``max_iter`` online passes over the rows.
 
         Parameters
@@ -420,16 +470,16 @@ class OnlineLinearRegressorMixin(_OnlineLinearBase):
 
     # ------------------------------------------------------------ read-outs
     @property
-    def coef_(self):
+    def coef_(self) -> np.ndarray:
         """The weights: an array of shape (n_features,)."""
         return self._linear_readout(self._fitted_state())[0][0].copy()
 
     @property
-    def intercept_(self):
+    def intercept_(self) -> float:
         """The intercept."""
         return float(self._linear_readout(self._fitted_state())[1][0])
 
-    def predict(self, X):
+    def predict(self, X: Any) -> np.ndarray:
         """Predicted targets ``X @ coef_ + intercept_``.
 
         Parameters

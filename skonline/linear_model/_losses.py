@@ -16,6 +16,10 @@ name                   ``l(p; y)``                                  Lipschitz
 ``epsilon_insensitive``  ``max(0, |p − y| − ε)``                    1
 =====================  ===========================================  =============
 
+The formulas exist once, as the ``cdef inline`` functions of ``_loss.pxd``
+that the compiled passes cimport; this module reaches the same code through
+the wrappers of ``_loss.pyx``.
+
 :func:`loss_and_derivative` evaluates one scalar prediction;
 :func:`loss_and_derivatives` evaluates the ``K`` outputs of a row at once
 (the sum of the losses and the array of derivatives), and adds
@@ -27,13 +31,13 @@ with ``y_k = +1``, ``∂l/∂p_j = softmax(p)_j − 1[j = k]`` (each in
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from scipy.special import expit
+
+from ._loss import LOSS_CODES, elementwise_loss, scalar_loss, softmax_loss
 
 __all__ = [
     "CLASSIFICATION_LOSSES",
+    "LOSS_CODES",
     "REGRESSION_LOSSES",
     "loss_and_derivative",
     "loss_and_derivatives",
@@ -43,7 +47,13 @@ CLASSIFICATION_LOSSES = ("log_loss", "hinge", "smooth_hinge", "squared_error")
 REGRESSION_LOSSES = ("squared_error", "huber", "absolute_error", "epsilon_insensitive")
 
 
-def loss_and_derivative(loss, p, y, epsilon=0.0):
+def _code(loss: str, *, multinomial: bool = False) -> int:
+    if loss not in LOSS_CODES or (loss == "multinomial" and not multinomial):
+        raise ValueError(f"unknown loss {loss!r}")
+    return int(LOSS_CODES[loss])
+
+
+def loss_and_derivative(loss: str, p: float, y: float, epsilon: float = 0.0) -> tuple[float, float]:
     """``(l(p; y), l'(p; y))`` of one scalar prediction, on Python floats.
 
     Parameters
@@ -54,43 +64,19 @@ def loss_and_derivative(loss, p, y, epsilon=0.0):
         Prediction and target (``±1`` for classification losses).
     epsilon : float, default=0.0
         Threshold of ``"huber"`` and ``"epsilon_insensitive"``.
+
+    Returns
+    -------
+    value, derivative : float
+        ``l(p; y)`` and ``l'(p; y)``.
     """
-    p, y = float(p), float(y)
-    if loss == "squared_error":
-        r = p - y
-        return r * r, 2.0 * r
-    if loss == "log_loss":
-        m = y * p
-        if m > 0.0:
-            e = math.exp(-m)
-            return math.log1p(e), -y * e / (1.0 + e)
-        e = math.exp(m)
-        return math.log1p(e) - m, -y / (1.0 + e)
-    if loss == "hinge":
-        m = y * p
-        return (1.0 - m, -y) if m < 1.0 else (0.0, 0.0)
-    if loss == "smooth_hinge":
-        m = y * p
-        if m >= 1.0:
-            return 0.0, 0.0
-        if m <= 0.0:
-            return 0.5 - m, -y
-        return 0.5 * (1.0 - m) ** 2, -y * (1.0 - m)
-    r = p - y
-    sign = float((r > 0.0) - (r < 0.0))
-    if loss == "huber":
-        if abs(r) <= epsilon:
-            return 0.5 * r * r, r
-        return epsilon * (abs(r) - 0.5 * epsilon), epsilon * sign
-    if loss == "absolute_error":
-        return abs(r), sign
-    if loss == "epsilon_insensitive":
-        excess = abs(r) - epsilon
-        return (excess, sign) if excess > 0.0 else (0.0, 0.0)
-    raise ValueError(f"unknown loss {loss!r}")  # pragma: no cover - validated
+    value, deriv = scalar_loss(_code(loss), float(p), float(y), float(epsilon))
+    return float(value), float(deriv)
 
 
-def loss_and_derivatives(loss, p, y, epsilon=0.0):
+def loss_and_derivatives(
+    loss: str, p: np.ndarray, y: np.ndarray, epsilon: float = 0.0
+) -> tuple[float, np.ndarray]:
     """``(Σ_k l(p_k; y_k), [l'(p_k; y_k)]_k)`` of the ``K`` outputs of one row.
 
     The vector form of :func:`loss_and_derivative`, plus ``"multinomial"``
@@ -113,33 +99,11 @@ def loss_and_derivatives(loss, p, y, epsilon=0.0):
     derivatives : ndarray of shape (K,)
         ``∂l/∂p_k`` of each output.
     """
-    if loss == "log_loss":
-        m = y * p
-        return float(np.logaddexp(0.0, -m).sum()), -y * expit(-m)
-    if loss == "hinge":
-        m = y * p
-        active = m < 1.0  # the kink (m = 1) takes l' = 0
-        return float(np.where(active, 1.0 - m, 0.0).sum()), np.where(active, -y, 0.0)
-    if loss == "smooth_hinge":
-        m = y * p
-        value = np.where(m >= 1.0, 0.0, np.where(m <= 0.0, 0.5 - m, 0.5 * (1.0 - m) ** 2))
-        slope = np.where(m >= 1.0, 0.0, np.where(m <= 0.0, -y, -y * (1.0 - m)))
-        return float(value.sum()), slope
+    code = _code(loss, multinomial=True)
+    p = np.ascontiguousarray(p, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
     if loss == "multinomial":
-        z = p - p.max()
-        log_prob = z - math.log(float(np.exp(z).sum()))
-        onehot = y > 0
-        return float(-log_prob[onehot].sum()), np.exp(log_prob) - onehot
-    r = p - y
-    if loss == "squared_error":
-        return float((r * r).sum()), 2.0 * r
-    if loss == "huber":
-        a = np.abs(r)
-        value = np.where(a <= epsilon, 0.5 * r * r, epsilon * (a - 0.5 * epsilon))
-        return float(value.sum()), np.clip(r, -epsilon, epsilon)
-    if loss == "absolute_error":
-        return float(np.abs(r).sum()), np.sign(r)
-    if loss == "epsilon_insensitive":
-        excess = np.abs(r) - epsilon
-        return float(np.maximum(excess, 0.0).sum()), np.where(excess > 0.0, np.sign(r), 0.0)
-    raise ValueError(f"unknown loss {loss!r}")  # pragma: no cover - validated
+        value, derivatives = softmax_loss(p, y)
+        return float(value), derivatives
+    values, derivatives = elementwise_loss(code, p, y, float(epsilon))
+    return float(values.sum()), derivatives

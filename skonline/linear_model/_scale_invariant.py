@@ -16,15 +16,16 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import OnlineEstimator, ParamRecord
+from ..base import ParamRecord
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
+    OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
     probabilities_from_scores,
@@ -77,6 +78,7 @@ class ScaleInvariantFrozen(ParamRecord):
     """The parameters that shape a scale-invariant state (every other one is live)."""
 
     variant: str
+    loss: str
     potential_width: float
     fit_intercept: bool
     time_counter: str
@@ -97,12 +99,12 @@ class SIRegressorFrozen(ScaleInvariantFrozen):
     center_target: bool
 
 
-class _BaseScaleInvariant(OnlineEstimator):
+class _BaseScaleInvariant(OnlineLinearBase):
     """The engine shared by the classifier and the regressor.
 
-    Comes before the online linear mixin in the bases of an estimator: it
-    provides the hooks ``_init_state``, ``_linear_pass`` and
-    ``_linear_readout``.
+    Provides the hooks ``_init_state``, ``_linear_pass`` and
+    ``_linear_readout``; comes last in the bases of an estimator, after the
+    online linear mixin and scikit-learn's.
     """
 
     _accept_sparse = "csr"
@@ -129,7 +131,7 @@ class _BaseScaleInvariant(OnlineEstimator):
         return 0.0
 
     def _kernel_loss(self, state):
-        return self.loss
+        return state.frozen.loss
 
     def _check_params_consistent(self, X):
         if self._is_initialized():
@@ -177,6 +179,7 @@ class _BaseScaleInvariant(OnlineEstimator):
             "center_target": bool(getattr(state.frozen, "center_target", False)),
         }
         kind = _state_kind(state.kind, state.frozen.center)
+        new: Any  # the state class of the pass
         if kind == "full":
             try:
                 new, predictions = full_pass(
@@ -225,7 +228,56 @@ class _BaseScaleInvariant(OnlineEstimator):
         return self._fitted_state().kind
 
 
-_VARIANT_DOC = """\
+def _has_proba(estimator):
+    """``predict_proba`` exists for the logistic loss (the fitted one, once fitted)."""
+    loss = estimator._state.frozen.loss if estimator._is_initialized() else estimator.loss
+    if loss != "log_loss":
+        raise AttributeError("predict_proba is available only for loss='log_loss'")
+    return True
+
+
+class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseScaleInvariant):
+    """Scale-invariant online linear classifier with no learning rate.
+
+    Kotłowski (2017): Algorithm 2 (``variant="full"``, eq. 7), Algorithm 1
+    (``variant="coordinate"``, eq. 5) or Algorithm 2 run on each coordinate
+    alone (``variant="diagonal"``, an extension) on the logistic or hinge
+    loss; binary, or multiclass one-vs-rest with the feature statistics
+    shared by the classes. Predictions do not change when the features are
+    rescaled (every variant) or transformed by any invertible affine map
+    (``"full"`` with an intercept), so no ``StandardScaler`` is needed in
+    front, even on a stream whose scale is unknown in advance. The default,
+    ``variant="auto"``, runs ``"full"`` on up to 128 coordinates and
+    ``"diagonal"`` beyond (measurements in the user guide).
+
+    Per row: ``O(n_features² + K · n_features)`` time for ``"full"`` (Givens
+    rotations of the triangular factor of the data matrix) and
+    ``O(K · nnz)`` for ``"coordinate"`` and ``"diagonal"`` (only the
+    non-zero coordinates of a row are touched); memory
+    ``O(n_features² + K · n_features)`` and ``O(K · n_features)``, constant
+    in the number of rows.
+
+    Guarantees, for every comparator ``u`` and every sequence (per output;
+    ``α = potential_width``, ``s_i² = Σ_t x_{t,i}²``, ``S = Σ_t x_t x_tᵀ``,
+    ``Γ_T = Σ_t g_t² x_tᵀS_t⁺x_t``, ``Γ_i = Σ_t g_t² x_{t,i}²/s_{t,i}²``):
+
+        full (Thm 4.5, corrected, ``α ≥ 9/8``):
+        ``regret_T(u) ≤ ‖u‖_S sqrt(α log(1 + α‖u‖_S²) + Γ_T) + 1``
+
+        coordinate (Thm 3.4, ``α > 9/8``, ``κ(α) = exp(1/(2(α − 9/8)))``):
+        ``regret_T(u) ≤ Σ_i |u_i| s_i sqrt(α log(1 + α d² T² u_i² s_i²)) + κ(α)(1 + log T)``
+
+        diagonal (Thm 4.5 per coordinate, ``α ≥ 9/8``):
+        ``regret_T(u) ≤ Σ_i |u_i| s_i sqrt(α log(1 + α u_i² s_i²) + Γ_i) + d``
+
+    Corrected errata: Γ inside the ``1/(2α)`` of Algorithm 2's potential
+    and ``+ψ_T`` in Lemma 4.3, ``g_t²`` in ``Γ_T`` and ``+ Γ_T`` (not
+    ``log(α) Γ_T``) in Theorem 4.5.
+
+    Read more in the :ref:`User Guide <scale_invariant>`.
+
+    Parameters
+    ----------
     variant : {"auto", "coordinate", "diagonal", "full"}, default="auto"
         The learner. ``"full"``: Algorithm 2, invariant to every invertible
         linear map of the features (every invertible affine map with
@@ -239,9 +291,15 @@ _VARIANT_DOC = """\
         grow from the first rows. ``"auto"``: ``"full"`` up to 128
         coordinates (intercept included), ``"diagonal"`` beyond; the
         resolved learner is ``variant_``.
-"""
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
-_WIDTH_DOC = """\
+    loss : {"log_loss", "hinge"}, default="log_loss"
+        The loss of the online predictions; both are 1-Lipschitz, as the
+        theory needs.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
     potential_width : float, default=1.5
         Kotłowski's ``α``, the width of the exponential potential
         ``exp(h²/(2α s²))`` (not a regularisation strength). The coordinate
@@ -249,31 +307,45 @@ _WIDTH_DOC = """\
         ``κ = exp(1/(2(α − 9/8)))`` of Theorem 3.4 is infinite at 9/8), the
         full and diagonal variants ``potential_width >= 9/8`` (Lemma 4.3).
         Larger values give smaller, more cautious weights.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
     fit_intercept : bool, default=True
         Append a constant feature, an ordinary coordinate of the algorithm
         (its value does not matter: the algorithms are scale invariant).
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
     max_iter : int, default=1
         Passes over the data in :meth:`fit` (the theory is one pass).
+        Live: read by the next :meth:`fit`.
 
     shuffle : bool, default=False
         Shuffle the rows (a seeded permutation that depends only on the
         number of rows, so rescaled data gets the same order) before each
         pass of :meth:`fit`. Use it for data sorted by class; ``partial_fit``
         never shuffles.
+        Live: read by the next :meth:`fit`.
 
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
-"""
+        Live: read by the next :meth:`fit`.
 
-_COUNTER_DOC = """\
+    multi_class : {"ovr", "multinomial"}, default="ovr"
+        One-vs-rest binary problems sharing the feature statistics, or
+        (extension, ``loss="log_loss"`` only) the softmax loss with
+        ``g_k = p_k − 1[y = k]``; the regret bound then holds per output.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
     time_counter : {"global", "per_feature"}, default="global"
         Coordinate variant: ``t`` in the ``1/(α t d)`` of eq. 5 counts every
         row (the paper) or, ``"per_feature"`` (extension), the rows in which
         the feature was non-zero — a never-worse bound; rare sparse features
         are not damped by ``1/t`` and all-zero rows have no effect. The
         other variants have no such counter.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
     center : bool, default=False
         Coordinate and diagonal variants (extension, no regret guarantee):
@@ -282,6 +354,8 @@ _COUNTER_DOC = """\
         affine maps ``x_i → a_i x_i + b_i``. It costs ``O(n_features)`` per
         row whatever the sparsity (CSR rows are densified). The full variant
         with an intercept is affine invariant already and ignores it.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
     rank_tol : float, default=1e-20
         Full variant: a row adds a direction to the span of the rows seen
@@ -289,12 +363,34 @@ _COUNTER_DOC = """\
         exceeds ``rank_tol`` times its squared norm (in internal
         coordinates); a smaller part is rounding and is dropped. This is
         the rank test of the pseudo-inverse.
+        Live: a change acts from the next update on.
 
     warm_start : bool, default=False
         :meth:`fit` continues from the current state instead of resetting.
-"""
+        Live: read by the next :meth:`fit`.
 
-_ATTRS_DOC = """\
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
+        per second, mean loss so far), ``2`` one per 1000 rows.
+        Live: read by the next call.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Linearised weights of the next trial, in raw feature units.
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The intercepts (the weight of the constant feature).
+
+    n_mistakes_ : int
+        Mistakes of the online predictions (made before each update).
+
+    online_error_rate_ : float
+        ``n_mistakes_ / n_samples_seen_``: the progressive-validation error.
+
     n_samples_seen_ : int
         Rows processed, the paper's ``t`` (every pass of :meth:`fit` counts;
         rows of weight 0 are not seen).
@@ -317,9 +413,14 @@ _ATTRS_DOC = """\
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during the first call, when ``X`` has string
         column names.
-"""
 
-_NOTES_DOC = """\
+    See Also
+    --------
+    ScaleInvariantRegressor : The same learners for regression.
+    sklearn.linear_model.SGDClassifier : Needs scaled features and a learning rate.
+
+    Notes
+    -----
     ``coef_`` and ``intercept_`` are the linearisation at ``x = 0`` of the
     next trial's prediction (the online prediction also depends on the row
     itself through ``s²`` or ``S``); ``decision_function`` uses them.
@@ -341,99 +442,7 @@ _NOTES_DOC = """\
     condition number of the data matrix in those coordinates; when ``κ``
     exceeds ``1e12`` it raises ``FloatingPointError`` and leaves the
     estimator unchanged (measurements in the user guide).
-"""
 
-
-def _has_proba(estimator):
-    if estimator.loss != "log_loss":
-        raise AttributeError("predict_proba is available only for loss='log_loss'")
-    return True
-
-
-class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinearClassifierMixin):
-    __doc__ = f"""Scale-invariant online linear classifier with no learning rate.
-
-    Kotłowski (2017): Algorithm 2 (``variant="full"``, eq. 7), Algorithm 1
-    (``variant="coordinate"``, eq. 5) or Algorithm 2 run on each coordinate
-    alone (``variant="diagonal"``, an extension) on the logistic or hinge
-    loss; binary, or multiclass one-vs-rest with the feature statistics
-    shared by the classes. Predictions do not change when the features are
-    rescaled (every variant) or transformed by any invertible affine map
-    (``"full"`` with an intercept), so no ``StandardScaler`` is needed in
-    front, even on a stream whose scale is unknown in advance. The default,
-    ``variant="auto"``, runs ``"full"`` on up to 128 coordinates and
-    ``"diagonal"`` beyond (measurements in the user guide).
-
-    Per row: ``O(n_features² + K · n_features)`` time for ``"full"`` (Givens
-    rotations of the triangular factor of the data matrix) and
-    ``O(K · nnz)`` for ``"coordinate"`` and ``"diagonal"`` (only the
-    non-zero coordinates of a row are touched); memory
-    ``O(n_features² + K · n_features)`` and ``O(K · n_features)``, constant
-    in the number of rows.
-
-    Guarantees, for every comparator ``u`` and every sequence (per output;
-    ``α = potential_width``, ``s_i² = Σ_t x_{{t,i}}²``, ``S = Σ_t x_t x_tᵀ``,
-    ``Γ_T = Σ_t g_t² x_tᵀS_t⁺x_t``, ``Γ_i = Σ_t g_t² x_{{t,i}}²/s_{{t,i}}²``):
-
-        full (Thm 4.5, corrected, ``α ≥ 9/8``):
-        ``regret_T(u) ≤ ‖u‖_S sqrt(α log(1 + α‖u‖_S²) + Γ_T) + 1``
-
-        coordinate (Thm 3.4, ``α > 9/8``, ``κ(α) = exp(1/(2(α − 9/8)))``):
-        ``regret_T(u) ≤ Σ_i |u_i| s_i sqrt(α log(1 + α d² T² u_i² s_i²)) + κ(α)(1 + log T)``
-
-        diagonal (Thm 4.5 per coordinate, ``α ≥ 9/8``):
-        ``regret_T(u) ≤ Σ_i |u_i| s_i sqrt(α log(1 + α u_i² s_i²) + Γ_i) + d``
-
-    Corrected errata: Γ inside the ``1/(2α)`` of Algorithm 2's potential
-    and ``+ψ_T`` in Lemma 4.3, ``g_t²`` in ``Γ_T`` and ``+ Γ_T`` (not
-    ``log(α) Γ_T``) in Theorem 4.5.
-
-    Read more in the :ref:`User Guide <scale_invariant>`.
-
-    Parameters
-    ----------
-{_VARIANT_DOC}
-    loss : {{"log_loss", "hinge"}}, default="log_loss"
-        The loss of the online predictions; both are 1-Lipschitz, as the
-        theory needs.
-
-{_WIDTH_DOC}
-    multi_class : {{"ovr", "multinomial"}}, default="ovr"
-        One-vs-rest binary problems sharing the feature statistics, or
-        (extension, ``loss="log_loss"`` only) the softmax loss with
-        ``g_k = p_k − 1[y = k]``; the regret bound then holds per output.
-
-{_COUNTER_DOC}
-    verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second, mean loss so far), ``2`` one per 1000 rows.
-
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Linearised weights of the next trial, in raw feature units.
-
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-        The intercepts (the weight of the constant feature).
-
-    n_mistakes_ : int
-        Mistakes of the online predictions (made before each update).
-
-    online_error_rate_ : float
-        ``n_mistakes_ / n_samples_seen_``: the progressive-validation error.
-
-{_ATTRS_DOC}
-    See Also
-    --------
-    ScaleInvariantRegressor : The same learners for regression.
-    sklearn.linear_model.SGDClassifier : Needs scaled features and a learning rate.
-
-    Notes
-    -----
-{_NOTES_DOC}
     References
     ----------
     Kotłowski, W. Scale-Invariant Unconstrained Online Learning. ALT 2017,
@@ -502,7 +511,7 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
         return state.frozen.multi_class == "multinomial" and len(state.classes) > 2
 
     def _kernel_loss(self, state):
-        return "multinomial" if self._multinomial(state) else self.loss
+        return "multinomial" if self._multinomial(state) else state.frozen.loss
 
     def _check_params_consistent(self, X):
         super()._check_params_consistent(X)
@@ -549,8 +558,8 @@ class ScaleInvariantClassifier(ClassifierMixin, _BaseScaleInvariant, OnlineLinea
             return np.log(self.predict_proba(X))
 
 
-class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearRegressorMixin):
-    __doc__ = f"""Scale-invariant online linear regression with no learning rate.
+class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseScaleInvariant):
+    """Scale-invariant online linear regression with no learning rate.
 
     Kotłowski (2017): the learners of :class:`ScaleInvariantClassifier`
     (``variant="auto"``: Algorithm 2 on up to 128 coordinates, Algorithm 2
@@ -572,25 +581,106 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
 
     Parameters
     ----------
-{_VARIANT_DOC}
-    loss : {{"absolute_error", "epsilon_insensitive", "huber"}}, default="absolute_error"
+    variant : {"auto", "coordinate", "diagonal", "full"}, default="auto"
+        The learner. ``"full"``: Algorithm 2, invariant to every invertible
+        linear map of the features (every invertible affine map with
+        ``fit_intercept=True``: standardisation, whitening, change of units
+        or origin), ``O(n_features²)`` time and memory per row.
+        ``"coordinate"``: Algorithm 1, invariant to per-feature rescaling
+        ``x_i → a_i x_i`` (any ``a_i ≠ 0``), ``O(nnz)`` time per row and
+        ``O(n_features)`` memory. ``"diagonal"`` (extension): Algorithm 2
+        run on each coordinate alone, with the invariance and the cost of
+        Algorithm 1 but the potential of Algorithm 2, which lets the weights
+        grow from the first rows. ``"auto"``: ``"full"`` up to 128
+        coordinates (intercept included), ``"diagonal"`` beyond; the
+        resolved learner is ``variant_``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    loss : {"absolute_error", "epsilon_insensitive", "huber"}, default="absolute_error"
         The loss of the online predictions.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
     epsilon : float, default=0.1
         Width of the insensitive zone (``"epsilon_insensitive"``) or
         threshold of the Huber loss (``"huber"``, which needs
         ``epsilon > 0``), in target units.
+        Live: a change acts from the next update on.
 
     center_target : bool, default=True
         Predict the running mean of the targets plus ``xᵀw``
         (``mean(y_<t) + xᵀw``) and learn on the residual (an extension);
         ``False`` is the paper's setting, whose predictions start at 0.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
-{_WIDTH_DOC}
-{_COUNTER_DOC}
+    potential_width : float, default=1.5
+        Kotłowski's ``α``, the width of the exponential potential
+        ``exp(h²/(2α s²))`` (not a regularisation strength). The coordinate
+        variant needs ``potential_width > 9/8`` (the constant
+        ``κ = exp(1/(2(α − 9/8)))`` of Theorem 3.4 is infinite at 9/8), the
+        full and diagonal variants ``potential_width >= 9/8`` (Lemma 4.3).
+        Larger values give smaller, more cautious weights.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    fit_intercept : bool, default=True
+        Append a constant feature, an ordinary coordinate of the algorithm
+        (its value does not matter: the algorithms are scale invariant).
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    max_iter : int, default=1
+        Passes over the data in :meth:`fit` (the theory is one pass).
+        Live: read by the next :meth:`fit`.
+
+    shuffle : bool, default=False
+        Shuffle the rows (a seeded permutation that depends only on the
+        number of rows, so rescaled data gets the same order) before each
+        pass of :meth:`fit`. Use it for data sorted by class; ``partial_fit``
+        never shuffles.
+        Live: read by the next :meth:`fit`.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+        Live: read by the next :meth:`fit`.
+
+    time_counter : {"global", "per_feature"}, default="global"
+        Coordinate variant: ``t`` in the ``1/(α t d)`` of eq. 5 counts every
+        row (the paper) or, ``"per_feature"`` (extension), the rows in which
+        the feature was non-zero — a never-worse bound; rare sparse features
+        are not damped by ``1/t`` and all-zero rows have no effect. The
+        other variants have no such counter.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    center : bool, default=False
+        Coordinate and diagonal variants (extension, no regret guarantee):
+        centre each feature at its running mean, computed retroactively from
+        running sums, which makes the predictions invariant to per-feature
+        affine maps ``x_i → a_i x_i + b_i``. It costs ``O(n_features)`` per
+        row whatever the sparsity (CSR rows are densified). The full variant
+        with an intercept is affine invariant already and ignores it.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    rank_tol : float, default=1e-20
+        Full variant: a row adds a direction to the span of the rows seen
+        when its part outside that span (measured on the factor ``R``)
+        exceeds ``rank_tol`` times its squared norm (in internal
+        coordinates); a smaller part is rounding and is dropped. This is
+        the rank test of the pseudo-inverse.
+        Live: a change acts from the next update on.
+
+    warm_start : bool, default=False
+        :meth:`fit` continues from the current state instead of resetting.
+        Live: read by the next :meth:`fit`.
+
     verbose : int, default=0
         Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
         per second, mean loss so far), ``2`` one per 1000 rows.
+        Live: read by the next call.
 
     Attributes
     ----------
@@ -601,7 +691,29 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
         The weight of the constant feature, plus the running target mean
         with ``center_target=True``.
 
-{_ATTRS_DOC}
+    n_samples_seen_ : int
+        Rows processed, the paper's ``t`` (every pass of :meth:`fit` counts;
+        rows of weight 0 are not seen).
+
+    cumulative_loss_ : float
+        Sum over the processed rows of the weighted loss of the prediction
+        made before the update (progressive validation); for one-vs-rest the
+        sum of the per-class binary losses.
+
+    n_iter_ : int
+        Passes made by the last :meth:`fit` (1 after ``partial_fit``).
+
+    variant_ : str
+        The learner in use: ``"coordinate"``, ``"diagonal"`` or ``"full"``
+        (``variant="auto"`` resolved at the first call).
+
+    n_features_in_ : int
+        Number of features seen during the first call.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during the first call, when ``X`` has string
+        column names.
+
     See Also
     --------
     ScaleInvariantClassifier : The same learners for classification.
@@ -609,7 +721,28 @@ class ScaleInvariantRegressor(RegressorMixin, _BaseScaleInvariant, OnlineLinearR
 
     Notes
     -----
-{_NOTES_DOC}
+    ``coef_`` and ``intercept_`` are the linearisation at ``x = 0`` of the
+    next trial's prediction (the online prediction also depends on the row
+    itself through ``s²`` or ``S``); ``decision_function`` uses them.
+
+    A sample weight ``c`` multiplies the row's loss. The guarantees need a
+    1-Lipschitz loss, so the learner is fed ``clip(c · g, −1, 1)``, the
+    derivative of the largest convex 1-Lipschitz function below ``c · ℓ``:
+    weights in ``[0, 1]`` keep the guarantee for ``c · ℓ`` itself, a larger
+    weight pulls harder up to a unit gradient (for the hinge and absolute
+    losses, exactly as a weight of 1), and any weight, however large, leaves
+    the weights as finite as unit weights do. A weight of 0 skips the row.
+
+    The full variant keeps the triangular factor ``R`` of the data matrix
+    (``S = RᵀR``, updated by Givens rotations), in coordinates shifted to
+    the first row (with an intercept) and divided by a power of two per
+    feature: both maps are exact no-ops for the predictions of Algorithm 2
+    and keep ``R`` well scaled. Its predictions agree with those on
+    standardised data to a relative error of about ``κ · eps``, ``κ`` the
+    condition number of the data matrix in those coordinates; when ``κ``
+    exceeds ``1e12`` it raises ``FloatingPointError`` and leaves the
+    estimator unchanged (measurements in the user guide).
+
     References
     ----------
     Kotłowski, W. Scale-Invariant Unconstrained Online Learning. ALT 2017,

@@ -34,42 +34,34 @@ one regression output) that share the feature statistics:
 Every exponent is clipped at ``max_exponent`` (the rows where that happens are
 counted), predictions are clipped to ``±MAX_PREDICTION`` (NaN to 0) before the
 loss, and a sample weight ``c`` feeds ``clip(c · g, −1, 1)``. A loss is one of
-the codes of ``LOSS_CODES`` (normalised by its Lipschitz constant) or a Python
-callable ``loss(p, y) -> (value, g)`` (tests, adversaries).
+the codes of ``LOSS_CODES`` (the table of ``_loss.pxd``, normalised by its
+Lipschitz constant) or a Python callable ``loss(p, y) -> (value, g)`` (tests,
+adversaries).
 
 The callers (``_scale_invariant_kernels.py``) pass copies of the state arrays;
 they are updated in place. Scalars are returned.
 """
 
-from libc.math cimport exp, fabs, hypot, log, log1p
+from libc.math cimport exp, fabs, hypot, log
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport drot
 
+from ._loss cimport HUBER, MULTINOMIAL, loss_and_derivative, multinomial_loss
+from ._rows cimport Rows
+
 import numpy as np
+
+from ._loss import LOSS_CODES
 
 cdef enum:
     ALG1 = 0
     DIAG = 1
 
+#: The code of a Python callable ``loss(p, y) -> (value, g)`` (outside the loss table).
 cdef enum:
-    LOG_LOSS = 0
-    HINGE = 1
-    ABSOLUTE_ERROR = 2
-    EPSILON_INSENSITIVE = 3
-    HUBER = 4
-    MULTINOMIAL = 5
-    CALLABLE = 6
+    CALLABLE = -1
 
-LOSS_CODES = {
-    "log_loss": LOG_LOSS,
-    "hinge": HINGE,
-    "absolute_error": ABSOLUTE_ERROR,
-    "epsilon_insensitive": EPSILON_INSENSITIVE,
-    "huber": HUBER,
-    "multinomial": MULTINOMIAL,
-}
 KIND_CODES = {"coordinate": ALG1, "diagonal": DIAG}
-#: The code of a Python callable ``loss(p, y) -> (value, g)``.
 CALLABLE_LOSS = CALLABLE
 
 cdef double MAX_PREDICTION = 1e300
@@ -79,67 +71,16 @@ cdef double CONSTANT_TOL = 1e-12
 
 
 # ---------------------------------------------------------------- losses
-cdef inline double sign(double r) noexcept nogil:
-    return 1.0 if r > 0.0 else (-1.0 if r < 0.0 else 0.0)
+cdef inline double lipschitz_loss(int loss, double p, double y, double epsilon,
+                                  double* g) noexcept nogil:
+    """``l(p; y)`` of the loss table; writes ``l'(p; y) / L`` into ``g``.
 
-
-cdef inline double scalar_loss(int loss, double p, double y, double epsilon,
-                               double* g) noexcept nogil:
-    """``l(p; y)``; writes ``l'(p; y) / L`` (``L = epsilon`` for Huber, else 1) into ``g``.
-
-    The table of ``_losses.loss_and_derivative``, in C.
+    ``L`` is the Lipschitz constant the learners divide by: ``epsilon`` for
+    Huber, 1 for the other losses offered.
     """
-    cdef double m, e, r, a
-    if loss == LOG_LOSS:
-        m = y * p
-        if m > 0.0:
-            e = exp(-m)
-            g[0] = -y * e / (1.0 + e)
-            return log1p(e)
-        e = exp(m)
-        g[0] = -y / (1.0 + e)
-        return log1p(e) - m
-    if loss == HINGE:
-        m = y * p
-        if m < 1.0:
-            g[0] = -y
-            return 1.0 - m
-        g[0] = 0.0
-        return 0.0
-    r = p - y
-    if loss == ABSOLUTE_ERROR:
-        g[0] = sign(r)
-        return fabs(r)
-    if loss == EPSILON_INSENSITIVE:
-        a = fabs(r) - epsilon
-        if a > 0.0:
-            g[0] = sign(r)
-            return a
-        g[0] = 0.0
-        return 0.0
-    # HUBER, fed l'/epsilon
-    if fabs(r) <= epsilon:
-        g[0] = r / epsilon
-        return 0.5 * r * r
-    g[0] = sign(r)
-    return epsilon * (fabs(r) - 0.5 * epsilon)
-
-
-cdef inline double multinomial_loss(int K, double* p, const double* y, double* g) noexcept nogil:
-    """Softmax cross-entropy of a one-hot ``±1`` target; ``g_k = softmax(p)_k − 1[y_k > 0]``."""
-    cdef int k
-    cdef double top = p[0], total = 0.0, value = 0.0, log_total
-    for k in range(1, K):
-        if p[k] > top:
-            top = p[k]
-    for k in range(K):
-        total += exp(p[k] - top)
-    log_total = log(total)
-    for k in range(K):
-        g[k] = exp(p[k] - top - log_total)
-        if y[k] > 0.0:
-            value -= p[k] - top - log_total
-            g[k] -= 1.0
+    cdef double value = loss_and_derivative(loss, p, y, epsilon, g)
+    if loss == HUBER:
+        g[0] = g[0] / epsilon
     return value
 
 
@@ -161,7 +102,7 @@ cdef int row_loss(int loss, object callable_loss, int K, double* p, const double
             total = python_loss(callable_loss, K, p, y, g)
     else:
         for k in range(K):
-            total += scalar_loss(loss, p[k], y[k], epsilon, &g[k])
+            total += lipschitz_loss(loss, p[k], y[k], epsilon, &g[k])
     for k in range(K):
         p[k] -= offset
     value[0] = total
@@ -203,57 +144,6 @@ cdef inline double finite_prediction(double p) noexcept nogil:
     if p < -MAX_PREDICTION:
         return -MAX_PREDICTION
     return p
-
-
-# ------------------------------------------------------------ row access
-cdef class Rows:
-    """The rows of a pass: a C-contiguous float64 array, or the arrays of a canonical CSR matrix."""
-
-    cdef bint dense
-    cdef const double[:, ::1] X
-    cdef const long long[::1] indptr
-    cdef const int[::1] indices
-    cdef const double[::1] data
-
-    def __init__(self, bint dense, const double[:, ::1] X, const long long[::1] indptr,
-                 const int[::1] indices, const double[::1] data):
-        self.dense = dense
-        self.X = X
-        self.indptr = indptr
-        self.indices = indices
-        self.data = data
-
-    cdef inline int gather(self, Py_ssize_t row, int d, int* idx, double* val) noexcept nogil:
-        """The entries of a row whose square is not 0 (as ``canonical_csr`` keeps)."""
-        cdef int j, m = 0
-        cdef long long e
-        cdef double x
-        if not self.dense:
-            for e in range(self.indptr[row], self.indptr[row + 1]):
-                idx[m] = self.indices[e]
-                val[m] = self.data[e]
-                m += 1
-            return m
-        for j in range(d):
-            x = self.X[row, j]
-            if x * x != 0.0:
-                idx[m] = j
-                val[m] = x
-                m += 1
-        return m
-
-    cdef inline void copy(self, Py_ssize_t row, int d, double* out) noexcept nogil:
-        """The row as ``d`` dense values."""
-        cdef long long e
-        cdef int j
-        if self.dense:
-            for j in range(d):
-                out[j] = self.X[row, j]
-            return
-        for j in range(d):
-            out[j] = 0.0
-        for e in range(self.indptr[row], self.indptr[row + 1]):
-            out[self.indices[e]] += self.data[e]
 
 
 cdef class Stream:

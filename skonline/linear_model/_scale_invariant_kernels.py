@@ -37,7 +37,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,11 +47,11 @@ from scipy.linalg import lapack, solve_triangular
 
 from ..utils._rows import canonical_csr
 from ._linear import LinearState
+from ._losses import LOSS_CODES
+from ._rows import make_rows
 from ._scale_invariant_fast import (
     CALLABLE_LOSS,
     KIND_CODES,
-    LOSS_CODES,
-    Rows,
     Stream,
     centered_pass,
     full_pass_qr,
@@ -216,12 +218,23 @@ class FullState(ScaleInvariantState):
     has_ref: bool = False
     rank: int = 0
 
-    def q(self):
+    def q(self) -> np.ndarray:
         """``h_kᵀS⁺h_k = ‖z_k‖²`` of each output."""
         return np.einsum("kd,kd->k", self.Z, self.Z)
 
 
-def init_state(kind, n_features, n_outputs, *, fit_intercept=True, per_feature=False, **fields):
+_S = TypeVar("_S", bound=ScaleInvariantState)
+
+
+def init_state(
+    kind: str,
+    n_features: int,
+    n_outputs: int,
+    *,
+    fit_intercept: bool = True,
+    per_feature: bool = False,
+    **fields: Any,
+) -> ScaleInvariantState:
     """The empty state of a pass.
 
     ``kind`` is ``"coordinate"`` (Algorithm 1), ``"diagonal"``, their centred
@@ -272,40 +285,36 @@ def init_state(kind, n_features, n_outputs, *, fit_intercept=True, per_feature=F
 
 
 # --------------------------------------------------------------- plumbing
-def _with_copies(state, *names):
+def _with_copies(state: _S, *names: str) -> _S:
     """A new state whose named arrays are copies: the compiled pass writes only into those."""
     arrays = {name: getattr(state, name) for name in names}
-    return dataclasses.replace(
-        state, **{name: None if a is None else a.copy() for name, a in arrays.items()}
-    )
+    copies: dict[str, Any] = {name: None if a is None else a.copy() for name, a in arrays.items()}
+    return dataclasses.replace(state, **copies)
 
 
 _EMPTY_2D = np.zeros((0, 0))
 _EMPTY_1D = np.zeros(0)
-_EMPTY_PTR = np.zeros(1, dtype=np.int64)
-_EMPTY_IDX = np.zeros(0, dtype=np.intc)
 
 
-def _rows(X):
+def _rows(X: Any) -> Any:
     """The rows as the compiled passes read them.
 
     Dense rows are read in place (C-contiguous float64; a copy only when the
     input is not); CSR rows are made canonical (summed duplicates, sorted
     indices, no entry whose square is 0).
     """
-    if sp.issparse(X):
-        X = canonical_csr(X)
-        return Rows(
-            False,
-            _EMPTY_2D,
-            X.indptr.astype(np.int64, copy=False),
-            X.indices.astype(np.intc, copy=False),
-            X.data,
-        )
-    return Rows(True, np.ascontiguousarray(X, dtype=np.float64), _EMPTY_PTR, _EMPTY_IDX, _EMPTY_1D)
+    return make_rows(canonical_csr(X) if sp.issparse(X) else X)
 
 
-def _stream(state, T, sw, potential_width, loss, epsilon, center_target=False):
+def _stream(
+    state: ScaleInvariantState,
+    T: np.ndarray,
+    sw: np.ndarray,
+    potential_width: float,
+    loss: str | Callable[..., Any],
+    epsilon: float,
+    center_target: bool = False,
+) -> Any:
     """Targets, weights, the loss and the state's running scalars, as the passes continue them.
 
     ``loss`` is a name of ``LOSS_CODES`` or a callable ``loss(p, y) -> (value, g)``.
@@ -331,7 +340,7 @@ def _stream(state, T, sw, potential_width, loss, epsilon, center_target=False):
     )
 
 
-def _finish(state, stream):
+def _finish(state: _S, stream: Any) -> _S:
     """Copy a finished stream's running scalars into the new state."""
     (
         state.n_samples_seen,
@@ -343,7 +352,7 @@ def _finish(state, stream):
     return state
 
 
-def _offset(state):
+def _offset(state: ScaleInvariantState) -> float:
     """Running mean of the targets seen so far (``center_target``), else 0."""
     if state.target_count == 0:
         return 0.0
@@ -351,7 +360,9 @@ def _offset(state):
 
 
 # ------------------------------------------------------- coordinate-wise passes
-def _sparse_pass(kind, state, X, T, sw, *stream_params):
+def _sparse_pass(
+    kind: str, state: CoordinateState, X: Any, T: np.ndarray, sw: np.ndarray, *stream_params: Any
+) -> tuple[CoordinateState, np.ndarray]:
     state = _with_copies(state, "s2", "H", "gamma", "n_nonzero")
     stream = _stream(state, T, sw, *stream_params)
     predictions = np.empty((len(sw), state.H.shape[0]))
@@ -371,7 +382,17 @@ def _sparse_pass(kind, state, X, T, sw, *stream_params):
     return _finish(state, stream), predictions
 
 
-def coordinate_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_target=False):
+def coordinate_pass(
+    state: CoordinateState,
+    X: Any,
+    T: np.ndarray,
+    sw: np.ndarray,
+    *,
+    potential_width: float,
+    loss: str | Callable[..., Any],
+    epsilon: float,
+    center_target: bool = False,
+) -> tuple[CoordinateState, np.ndarray]:
     """One ordered pass of Algorithm 1 (coordinate-wise invariant) over the rows.
 
     Only the non-zero entries of each row are touched, ``O(K · nnz)`` per row
@@ -425,7 +446,17 @@ def coordinate_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_t
     return _sparse_pass("coordinate", state, X, T, sw, *params)
 
 
-def diagonal_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_target=False):
+def diagonal_pass(
+    state: CoordinateState,
+    X: Any,
+    T: np.ndarray,
+    sw: np.ndarray,
+    *,
+    potential_width: float,
+    loss: str | Callable[..., Any],
+    epsilon: float,
+    center_target: bool = False,
+) -> tuple[CoordinateState, np.ndarray]:
     """One ordered pass of the diagonal learner: Algorithm 2 on each coordinate alone.
 
     An extension of the paper: coordinate ``i`` runs Algorithm 2 (eq. 7) on
@@ -451,8 +482,16 @@ def diagonal_pass(state, X, T, sw, *, potential_width, loss, epsilon, center_tar
 
 
 def centered_coordinate_pass(
-    state, X, T, sw, *, potential_width, loss, epsilon, center_target=False
-):
+    state: CenteredState,
+    X: Any,
+    T: np.ndarray,
+    sw: np.ndarray,
+    *,
+    potential_width: float,
+    loss: str | Callable[..., Any],
+    epsilon: float,
+    center_target: bool = False,
+) -> tuple[CenteredState, np.ndarray]:
     """Algorithm 1 or the diagonal learner on features centred at their running mean.
 
     An extension of the paper. At trial ``t``, after adding ``x_t`` to the
@@ -490,14 +529,18 @@ def centered_coordinate_pass(
 
 
 # ----------------------------------------------------------- read-outs (coordinate)
-def _split_intercept(W, fit_intercept, offset):
+def _split_intercept(
+    W: np.ndarray, fit_intercept: bool, offset: float
+) -> tuple[np.ndarray, np.ndarray]:
     """``(coef, intercept)`` of internal weights whose last column is the intercept's."""
     d = W.shape[1] - int(fit_intercept)
     intercept = W[:, d] if fit_intercept else np.zeros(W.shape[0])
     return np.ascontiguousarray(W[:, :d]), intercept + offset
 
 
-def coordinate_readout(state, *, potential_width):
+def coordinate_readout(
+    state: CoordinateState, *, potential_width: float
+) -> tuple[np.ndarray, np.ndarray]:
     """``(coef (K, n_features), intercept (K,))`` of Algorithm 1 or the diagonal learner.
 
     The prediction depends on the row itself (through ``s_{t,i}``); its
@@ -527,7 +570,9 @@ def coordinate_readout(state, *, potential_width):
     return _split_intercept(coef, state.fit_intercept, _offset(state))
 
 
-def centered_readout(state, *, potential_width):
+def centered_readout(
+    state: CenteredState, *, potential_width: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Linearisation of the centred predictor at ``x = m``: (coef (K, d), intercept (K,))."""
     alpha = potential_width
     mean, m2, sq, H, G = state.mean, state.m2, state.s2, state.H, state.G
@@ -553,7 +598,18 @@ def centered_readout(state, *, potential_width):
 
 
 # ------------------------------------------------------------- full kernel
-def full_pass(state, X, T, sw, *, potential_width, loss, epsilon, rank_tol, center_target=False):
+def full_pass(
+    state: FullState,
+    X: Any,
+    T: np.ndarray,
+    sw: np.ndarray,
+    *,
+    potential_width: float,
+    loss: str | Callable[..., Any],
+    epsilon: float,
+    rank_tol: float,
+    center_target: bool = False,
+) -> tuple[FullState, np.ndarray]:
     """One ordered pass of Algorithm 2 (fully invariant) over the rows.
 
     A pure kernel: ``state`` is copied, never written into. ``O(d²)`` per
@@ -630,7 +686,7 @@ def full_pass(state, X, T, sw, *, potential_width, loss, epsilon, rank_tol, cent
     return state, predictions
 
 
-def full_condition(state):
+def full_condition(state: FullState) -> float:
     """LAPACK's estimate of the 1-norm condition number of ``R`` on its range (1 when empty)."""
     piv = np.flatnonzero(np.diag(state.R) != 0.0)
     if piv.size == 0:
@@ -639,7 +695,7 @@ def full_condition(state):
     return math.inf if rcond == 0.0 else 1.0 / rcond
 
 
-def full_readout(state, *, potential_width):
+def full_readout(state: FullState, *, potential_width: float) -> tuple[np.ndarray, np.ndarray]:
     """``(coef (K, n_features), intercept (K,))`` of Algorithm 2 in raw units.
 
     The prediction of eq. 7 depends on the row itself (through ``S_t``); its
@@ -664,7 +720,7 @@ def full_readout(state, *, potential_width):
     return coef, intercept
 
 
-def _pinv_solve(R, Z, seen):
+def _pinv_solve(R: np.ndarray, Z: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """``W[k] = (RᵀR)⁺Rᵀz_k = R⁺z_k`` for ``z_k`` supported on the non-zero rows of ``R``."""
     K, d = Z.shape
     W = np.zeros((K, d))

@@ -23,16 +23,16 @@ import scipy.sparse as sp
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import OnlineEstimator, ParamRecord
+from ..base import ParamRecord
 from ..utils._blas import single_blas_thread
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
     LinearState,
+    OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
     probabilities_from_scores,
 )
-from ._losses import loss_and_derivative
 from ._son_kernels import (
     CurvatureState,
     auto_alpha0,
@@ -85,6 +85,7 @@ def _scaled(X, scale):
 class SONFrozen(ParamRecord):
     """The parameters that shape an RFD-SON state (every other one is live)."""
 
+    loss: str
     sketch: str
     sketch_size: int
     alpha0: float | str
@@ -92,6 +93,14 @@ class SONFrozen(ParamRecord):
     intercept_scaling: float
     scale_features: bool
     curvature: str
+    buffer_init: str
+
+
+@dataclass(frozen=True)
+class SONLive(ParamRecord):
+    """The live parameter the read-outs need: the constraint ``C`` of the predictions."""
+
+    bound: float | None
 
 
 @dataclass(frozen=True)
@@ -101,7 +110,7 @@ class SONRegressorFrozen(SONFrozen):
     center_target: bool
 
 
-class _BaseSON(OnlineEstimator):
+class _BaseSON(OnlineLinearBase):
     """The engine shared by :class:`RFDSONRegressor` and :class:`RFDSONClassifier`."""
 
     _accept_sparse = "csr"
@@ -129,12 +138,17 @@ class _BaseSON(OnlineEstimator):
     }
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONFrozen
+    _live_record: ClassVar[type[ParamRecord]] = SONLive
 
     # ------------------------------------------------------------- helpers
+    def _epsilon(self):
+        """The loss threshold the kernel uses (the regressor's ``epsilon``; unused otherwise)."""
+        return 1.0
+
     def _mu(self):
         if self.mu != "auto":
             return float(self.mu)
-        return auto_mu(self.loss, self.bound, float(getattr(self, "epsilon", 1.0)))
+        return auto_mu(self.loss, self.bound, self._epsilon())
 
     #: What ``curvature="auto"`` means away from ``sketch="diag"`` (always gradient rows).
     _auto_curvature = "gradient"
@@ -205,7 +219,7 @@ class _BaseSON(OnlineEstimator):
                 # AdaGrad's D = alpha0 + sqrt(Σ g²): rows of g, no (μ + η) factor
                 mu=1.0 if diagonal else self._mu(),
                 learning_rate=0.0 if diagonal else float(self.learning_rate),
-                epsilon=float(getattr(self, "epsilon", 1.0)),
+                epsilon=self._epsilon(),
             )
             # a prior worth _prior_rows rows; in gradient units for AdaGrad
             alpha0 = alpha0 * self._prior_rows
@@ -285,34 +299,27 @@ class _BaseSON(OnlineEstimator):
         return fresh
 
     def _scaled_pass(self, state, X, T, sample_weight):
-        offsets = 0.0
-        if getattr(self, "center_target", False):
-            # predict the running mean of the earlier targets plus the linear model
-            # sums accumulated row after row: any split of the stream gives the same.
-            # The very first row has no mean to be predicted by: it only starts the
-            # mean (the model learns a zero deviation there).
-            sums = np.cumsum(np.concatenate([[state.target_sum], T[:, 0]]))
-            count = state.target_count + np.arange(T.shape[0])
-            offsets = np.where(count > 0, sums[:-1] / np.maximum(count, 1), T[:, 0])[:, None]
+        center = getattr(state.frozen, "center_target", False)
         scale = update_scales(state.scale, X) if state.frozen.scale_features else state.scale
         with single_blas_thread():  # small products on one core: faster, robust to load
-            U, curvature, t, total_loss, predictions, scores = son_pass(
+            U, curvature, t, total_loss, predictions, scores, target_mean = son_pass(
                 state.U,
                 state.curvature,
                 _scaled(X, scale),
                 self._intercept_value() if state.frozen.fit_intercept else 0.0,
-                T - offsets,
+                T,
                 sample_weight,
                 state.n_samples_seen,
                 state.cumulative_loss,
-                loss=self.loss,
+                loss=state.frozen.loss,
                 bound=self.bound,
                 mu=self._mu(),
                 learning_rate=float(self.learning_rate),
-                epsilon=float(getattr(self, "epsilon", 1.0)),
+                epsilon=self._epsilon(),
                 skip_zero_rows=self.skip_zero_rows,
                 rtol=float(self.solve_rtol),
                 curvature_rows=self._curvature_rows(),
+                target_mean=(state.target_sum, state.target_count) if center else None,
             )
         new = dataclasses.replace(
             state,
@@ -322,15 +329,8 @@ class _BaseSON(OnlineEstimator):
             n_samples_seen=t,
             cumulative_loss=total_loss,
         )
-        if getattr(self, "center_target", False):
-            new.target_sum = float(sums[-1])
-            new.target_count = state.target_count + T.shape[0]
-            if state.target_count == 0:  # the first row's loss is that of predicting 0 + model
-                p0, y0 = float(predictions[0, 0]), float(T[0, 0])
-                eps = float(getattr(self, "epsilon", 1.0))
-                true_loss = loss_and_derivative(self.loss, p0, y0, eps)[0]
-                kernel_loss = loss_and_derivative(self.loss, p0, 0.0, eps)[0]
-                new.cumulative_loss += float(sample_weight[0]) * (true_loss - kernel_loss)
+        if target_mean is not None:
+            new.target_sum, new.target_count = target_mean
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
         return new, predictions if predictions.shape[1] == 1 else scores
@@ -378,9 +378,47 @@ class _BaseSON(OnlineEstimator):
         return tags
 
 
-def _params_doc(curvature, alpha0, bound):
-    return f"""\
-    sketch : {{"rfd", "fd", "full", "diag"}}, default="rfd"
+def _has_proba(estimator):
+    """``predict_proba`` exists for the logistic and the squared loss (once fitted: its loss)."""
+    loss = estimator._state.frozen.loss if estimator._is_initialized() else estimator.loss
+    if loss not in ("log_loss", "squared_error"):
+        raise AttributeError(
+            "predict_proba is available only for loss='log_loss' or 'squared_error'"
+        )
+    return True
+
+
+class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
+    """Online Newton step with a Robust Frequent Directions sketch, for classification.
+
+    Paper Algorithm 6 (RFD-SON with the doubling buffer) of Luo et al. (2019)
+    on labels ``±1``; multiclass one-vs-rest with one sketch per class. Per
+    row and class: ``O(m · n_features + m³)`` time (one eigendecomposition of
+    the ``≤ 2m × 2m`` Gram matrix of the sketch) and ``O(m · n_features)``
+    memory, against ``O(n_features²)`` for the full online Newton step.
+
+    Guarantee (Theorem 5, ``alpha0 > 0``, losses satisfying Assumptions 1–2):
+
+        ``R_T ≤ (α₀/2)‖w‖² + 2(CL)² Σ η_t + m/(2(μ+η_T)) ln(tr(BᵀB)/(mα₀) + α_T/α₀) + Ω_RFD``
+
+    where ``Ω_RFD`` depends on ``α₀`` only logarithmically — unlike FD-SON,
+    whose gap term grows as ``1/α₀`` — which is why RFD0 (``alpha0=0``,
+    Theorem 7) needs no tuning. Corrected errata: the ``α = 0`` projection
+    uses the projector ``VVᵀ`` (the paper prints ``VΣ⁻²Vᵀ``), ``η_t`` is
+    1-based, and the Woodbury ``γ`` uses the vector being projected.
+
+    Read more in the :ref:`User Guide <online_newton>`.
+
+    Parameters
+    ----------
+    loss : {"log_loss", "squared_error", "hinge", "smooth_hinge"}, default="log_loss"
+        The loss of the online predictions on labels ``±1``. ``"log_loss"``
+        gives :meth:`predict_proba`; ``"squared_error"`` is the paper's loss
+        ``(wᵀx − y)²``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    sketch : {"rfd", "fd", "full", "diag"}, default="rfd"
         Curvature ``H`` of the Newton step. ``"rfd"``: Robust Frequent
         Directions sketch (RFD-SON, paper Alg. 3/6), ``H = BᵀB + αI`` with ``α``
         grown by the sketch; runs with ``alpha0=0`` ("RFD0", no
@@ -388,76 +426,9 @@ def _params_doc(curvature, alpha0, bound):
         ``"full"``: FULL-ON, the exact ``H`` by Sherman–Morrison,
         ``O(n_features²)`` per row. ``"diag"``: diagonal AdaGrad,
         ``D = alpha0 + sqrt(Σ g²)``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
-{curvature}
-    sketch_size : int, default=10
-        The paper's ``m``, the memory of the sketch: its buffer holds up to
-        ``2m`` rows (``O(m · d)`` memory, ``O(m · d + m³)`` time per row). The
-        values of the paper's experiments are in the user guide.
-
-{alpha0}
-    learning_rate : float, default=1.0
-        ``η_t = learning_rate / t`` with ``t`` counted from 1 across all calls.
-
-    mu : "auto" or float, default="auto"
-        ``μ`` of Assumption 2; the sketch rows are ``sqrt(μ + η_t) g_t``.
-        ``"auto"``: ``1/(8C²)`` for the squared loss, ``e^{{−C}}`` for the
-        logistic loss, ``1/epsilon²`` for the Huber loss (its quadratic
-        zone), 0 otherwise (§3.1: the squared loss's constant, and the recipe
-        ``μ = min l'' / max l'²`` for the others).
-
-{bound}
-    fit_intercept : bool, default=True
-        Append a constant feature (value ``intercept_scaling``) that takes
-        part in the sketch. The paper has no intercept (``False``).
-
-    intercept_scaling : float, default=1.0
-        Value of the constant feature.
-
-    scale_features : bool, default=True
-        Divide each feature by the power of two of its first non-zero value
-        (fixed from then on; the value becomes one in ``[1, 2)``), so that the
-        ridge ``alpha0``, the sketch and the constraint see features of
-        comparable scale whatever their units. An exact change of units (any
-        split of the stream gives the same model), invisible in ``coef_``,
-        which is in raw units. ``False``: the paper's raw features.
-
-    buffer_init : {{"zeros", "empty"}}, default="zeros"
-        ``"zeros"``: Alg. 6 literally, the buffer starts with ``m`` zero rows
-        (first compaction after ``m`` gradients); ``"empty"``: first
-        compaction after ``2m`` gradients (Alg. 5).
-
-    skip_zero_rows : bool, default=False
-        Do not add zero gradients to the sketch (they do not change ``H`` but
-        move the compaction schedule). Off: paper-literal.
-
-    max_iter : int, default=1
-        Passes over the data in :meth:`fit` (the paper makes one).
-        ``partial_fit`` always makes one.
-
-    shuffle : bool, default=False
-        Shuffle the rows before each pass of :meth:`fit`.
-
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-
-    warm_start : bool, default=False
-        :meth:`fit` continues from the current state instead of resetting.
-
-    solve_rtol : float, default=1e-12
-        ``α ≤ solve_rtol · λ_max(BBᵀ)`` counts as singular: the pseudo-inverse
-        formulas are used in the solves (the sketch itself stays exact). The
-        solves work in the sketch's eigenbasis (error ``κ·eps``), so the
-        threshold can sit far below the Woodbury form's ``1e-10``; see the
-        user guide.
-
-    verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines per epoch (rows
-        done, rows per second, mean loss so far), ``2`` one per 1000 rows.
-"""
-
-
-_CLF_CURVATURE = """\
     curvature : {"auto", "gradient", "hessian"}, default="auto"
         What the curvature accumulates. ``"gradient"``: the paper's
         ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
@@ -465,20 +436,16 @@ _CLF_CURVATURE = """\
         ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
         the cumulative loss (``mu`` and ``learning_rate`` are then unused); not
         with ``sketch="diag"``. ``"auto"``: ``"gradient"``.
-"""
-_REG_CURVATURE = """\
-    curvature : {"auto", "gradient", "hessian"}, default="auto"
-        What the curvature accumulates. ``"gradient"``: the paper's
-        ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
-        Theorem 5). ``"hessian"``: the loss's own second derivative,
-        ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
-        the cumulative loss, recursive least squares for the squared loss
-        (``mu`` and ``learning_rate`` are then unused); not with
-        ``sketch="diag"``, where a diagonal Newton step ignores the correlations
-        of the features. ``"auto"``: ``"hessian"``, ``"gradient"`` with
-        ``sketch="diag"``.
-"""
-_CLF_ALPHA0 = """\
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    sketch_size : int, default=10
+        The paper's ``m``, the memory of the sketch: its buffer holds up to
+        ``2m`` rows (``O(m · d)`` memory, ``O(m · d + m³)`` time per row). The
+        values of the paper's experiments are in the user guide.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
     alpha0 : float or "auto", default="auto"
         Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: the
         curvature the first row adds per coordinate (a prior worth one row,
@@ -487,33 +454,108 @@ _CLF_ALPHA0 = """\
         squared gradient of that row); its value is ``alpha0_``. ``0`` with
         ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
         positive for ``"fd"``, ``"full"`` and ``"diag"``.
-"""
-_REG_ALPHA0 = """\
-    alpha0 : float or "auto", default="auto"
-        Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: ten times the
-        curvature the first row adds per coordinate (a prior worth ten rows,
-        in the units of the scaled features, that shrinks the first
-        predictions towards the running target mean; for ``sketch="diag"``,
-        whose ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root of ten
-        times the mean squared gradient of that row); its value is
-        ``alpha0_``. ``0`` with
-        ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
-        positive for ``"fd"``, ``"full"`` and ``"diag"``.
-"""
-_CLF_BOUND = """\
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    learning_rate : float, default=1.0
+        ``η_t = learning_rate / t`` with ``t`` counted from 1 across all calls.
+        Live: a change acts from the next update on.
+
+    mu : "auto" or float, default="auto"
+        ``μ`` of Assumption 2; the sketch rows are ``sqrt(μ + η_t) g_t``.
+        ``"auto"``: ``1/(8C²)`` for the squared loss, ``e^{−C}`` for the
+        logistic loss, ``1/epsilon²`` for the Huber loss (its quadratic
+        zone), 0 otherwise (§3.1: the squared loss's constant, and the recipe
+        ``μ = min l'' / max l'²`` for the others).
+        Live: a change acts from the next update on.
+
     bound : float or None, default=2.0
         ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` (the paper uses 1
         with ±1 labels and the squared loss). Predictions are
         ``clip(wᵀx, −C, C)``. ``None``: no projection.
-"""
-_REG_BOUND = """\
-    bound : float or None, default=None
-        ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` on the (centred)
-        predictions (the paper uses 1 with targets in ``[−1, 1]``).
-        Predictions are ``clip(wᵀx, −C, C)``. ``None``: no projection.
-"""
+        Live: a change acts from the next update on; the read-outs clip with
+        the value recorded by the last call that learned.
 
-_ATTRS_DOC = """\
+    fit_intercept : bool, default=True
+        Append a constant feature (value ``intercept_scaling``) that takes
+        part in the sketch. The paper has no intercept (``False``).
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    intercept_scaling : float, default=1.0
+        Value of the constant feature.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    scale_features : bool, default=True
+        Divide each feature by the power of two of its first non-zero value
+        (fixed from then on; the value becomes one in ``[1, 2)``), so that the
+        ridge ``alpha0``, the sketch and the constraint see features of
+        comparable scale whatever their units. An exact change of units (any
+        split of the stream gives the same model), invisible in ``coef_``,
+        which is in raw units. ``False``: the paper's raw features.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    buffer_init : {"zeros", "empty"}, default="zeros"
+        ``"zeros"``: Alg. 6 literally, the buffer starts with ``m`` zero rows
+        (first compaction after ``m`` gradients); ``"empty"``: first
+        compaction after ``2m`` gradients (Alg. 5).
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    skip_zero_rows : bool, default=False
+        Do not add zero gradients to the sketch (they do not change ``H`` but
+        move the compaction schedule). Off: paper-literal.
+        Live: a change acts from the next update on.
+
+    max_iter : int, default=1
+        Passes over the data in :meth:`fit` (the paper makes one).
+        ``partial_fit`` always makes one.
+        Live: read by the next :meth:`fit`.
+
+    shuffle : bool, default=False
+        Shuffle the rows before each pass of :meth:`fit`.
+        Live: read by the next :meth:`fit`.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+        Live: read by the next :meth:`fit`.
+
+    warm_start : bool, default=False
+        :meth:`fit` continues from the current state instead of resetting.
+        Live: read by the next :meth:`fit`.
+
+    solve_rtol : float, default=1e-12
+        ``α ≤ solve_rtol · λ_max(BBᵀ)`` counts as singular: the pseudo-inverse
+        formulas are used in the solves (the sketch itself stays exact). The
+        solves work in the sketch's eigenbasis (error ``κ·eps``), so the
+        threshold can sit far below the Woodbury form's ``1e-10``; see the
+        user guide.
+        Live: a change acts from the next update on.
+
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines per epoch (rows
+        done, rows per second, mean loss so far), ``2`` one per 1000 rows.
+        Live: read by the next call.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        ``u^(T+1)``, the unprojected iterate(s).
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The intercepts.
+
+    n_mistakes_ : int
+        Online mistakes (prediction made before each update).
+
+    online_error_rate_ : float
+        ``n_mistakes_ / n_samples_seen_``: the paper's "online error rate".
+
     n_samples_seen_ : int
         Rows processed so far (the global time index ``t`` of ``η_t``).
 
@@ -545,65 +587,7 @@ _ATTRS_DOC = """\
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during the first call, when ``X`` has string
         column names.
-"""
 
-
-def _has_proba(estimator):
-    """``predict_proba`` exists for the logistic and the squared loss."""
-    if estimator.loss not in ("log_loss", "squared_error"):
-        raise AttributeError(
-            "predict_proba is available only for loss='log_loss' or 'squared_error'"
-        )
-    return True
-
-
-class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
-    __doc__ = f"""Online Newton step with a Robust Frequent Directions sketch, for classification.
-
-    Paper Algorithm 6 (RFD-SON with the doubling buffer) of Luo et al. (2019)
-    on labels ``±1``; multiclass one-vs-rest with one sketch per class. Per
-    row and class: ``O(m · n_features + m³)`` time (one eigendecomposition of
-    the ``≤ 2m × 2m`` Gram matrix of the sketch) and ``O(m · n_features)``
-    memory, against ``O(n_features²)`` for the full online Newton step.
-
-    Guarantee (Theorem 5, ``alpha0 > 0``, losses satisfying Assumptions 1–2):
-
-        ``R_T ≤ (α₀/2)‖w‖² + 2(CL)² Σ η_t + m/(2(μ+η_T)) ln(tr(BᵀB)/(mα₀) + α_T/α₀) + Ω_RFD``
-
-    where ``Ω_RFD`` depends on ``α₀`` only logarithmically — unlike FD-SON,
-    whose gap term grows as ``1/α₀`` — which is why RFD0 (``alpha0=0``,
-    Theorem 7) needs no tuning. Corrected errata: the ``α = 0`` projection
-    uses the projector ``VVᵀ`` (the paper prints ``VΣ⁻²Vᵀ``), ``η_t`` is
-    1-based, and the Woodbury ``γ`` uses the vector being projected.
-
-    Read more in the :ref:`User Guide <online_newton>`.
-
-    Parameters
-    ----------
-    loss : {{"log_loss", "squared_error", "hinge", "smooth_hinge"}}, default="log_loss"
-        The loss of the online predictions on labels ``±1``. ``"log_loss"``
-        gives :meth:`predict_proba`; ``"squared_error"`` is the paper's loss
-        ``(wᵀx − y)²``.
-
-{_params_doc(_CLF_CURVATURE, _CLF_ALPHA0, _CLF_BOUND)}
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        ``u^(T+1)``, the unprojected iterate(s).
-
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-        The intercepts.
-
-    n_mistakes_ : int
-        Online mistakes (prediction made before each update).
-
-    online_error_rate_ : float
-        ``n_mistakes_ / n_samples_seen_``: the paper's "online error rate".
-
-{_ATTRS_DOC}
     See Also
     --------
     RFDSONRegressor : The same learner for regression.
@@ -705,14 +689,16 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
             Probability of each class, in the order of ``classes_``.
         """
         scores = self._raw_decision(X)
-        if self.loss == "squared_error":
+        state = self._state
+        if state.frozen.loss == "squared_error":
             p = (np.clip(scores, -1.0, 1.0) + 1.0) / 2.0
             if p.shape[1] == 1:
                 return np.hstack([1.0 - p, p])
             total = p.sum(axis=1, keepdims=True)
             return np.where(total > 0, p / np.where(total > 0, total, 1.0), 1.0 / p.shape[1])
-        if self.bound is not None:
-            scores = np.clip(scores, -self.bound, self.bound)
+        bound = state.live.bound
+        if bound is not None:
+            scores = np.clip(scores, -bound, bound)
         return probabilities_from_scores(scores)
 
     @available_if(_has_proba)
@@ -732,8 +718,8 @@ class RFDSONClassifier(ClassifierMixin, _BaseSON, OnlineLinearClassifierMixin):
         return np.log(self.predict_proba(X))
 
 
-class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
-    __doc__ = f"""Online Newton step with a Robust Frequent Directions sketch, for regression.
+class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
+    """Online Newton step with a Robust Frequent Directions sketch, for regression.
 
     Paper Algorithm 6 (RFD-SON, doubling buffer) of Luo et al. (2019) with the
     squared loss ``(wᵀx − y)²`` of the paper's experiments (or the Huber
@@ -755,19 +741,149 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
 
     Parameters
     ----------
-    loss : {{"squared_error", "huber"}}, default="squared_error"
+    loss : {"squared_error", "huber"}, default="squared_error"
         The loss of the online predictions.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
     epsilon : float, default=1.0
         Huber threshold (only for ``loss="huber"``).
+        Live: a change acts from the next update on.
 
     center_target : bool, default=True
         Predict the running mean of the targets seen so far plus the linear
         model, which learns the deviations: the predictions start at the
         mean, not at 0, and the ridge shrinks towards the mean. ``False``:
         the paper's raw targets.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
 
-{_params_doc(_REG_CURVATURE, _REG_ALPHA0, _REG_BOUND)}
+    sketch : {"rfd", "fd", "full", "diag"}, default="rfd"
+        Curvature ``H`` of the Newton step. ``"rfd"``: Robust Frequent
+        Directions sketch (RFD-SON, paper Alg. 3/6), ``H = BᵀB + αI`` with ``α``
+        grown by the sketch; runs with ``alpha0=0`` ("RFD0", no
+        hyperparameter). ``"fd"``: FD-SON, ``α`` fixed at ``alpha0 > 0``.
+        ``"full"``: FULL-ON, the exact ``H`` by Sherman–Morrison,
+        ``O(n_features²)`` per row. ``"diag"``: diagonal AdaGrad,
+        ``D = alpha0 + sqrt(Σ g²)``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    curvature : {"auto", "gradient", "hessian"}, default="auto"
+        What the curvature accumulates. ``"gradient"``: the paper's
+        ``Σ (μ + η_t) g_t g_tᵀ`` (exp-concave losses, the regret bound of
+        Theorem 5). ``"hessian"``: the loss's own second derivative,
+        ``Σ c_t l''(p_t) x_t x_tᵀ`` (``c_t`` the sample weight): a Newton step on
+        the cumulative loss, recursive least squares for the squared loss
+        (``mu`` and ``learning_rate`` are then unused); not with
+        ``sketch="diag"``, where a diagonal Newton step ignores the correlations
+        of the features. ``"auto"``: ``"hessian"``, ``"gradient"`` with
+        ``sketch="diag"``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    sketch_size : int, default=10
+        The paper's ``m``, the memory of the sketch: its buffer holds up to
+        ``2m`` rows (``O(m · d)`` memory, ``O(m · d + m³)`` time per row). The
+        values of the paper's experiments are in the user guide.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    alpha0 : float or "auto", default="auto"
+        Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: ten times the
+        curvature the first row adds per coordinate (a prior worth ten rows,
+        in the units of the scaled features, that shrinks the first
+        predictions towards the running target mean; for ``sketch="diag"``,
+        whose ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root of ten
+        times the mean squared gradient of that row); its value is
+        ``alpha0_``. ``0`` with
+        ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
+        positive for ``"fd"``, ``"full"`` and ``"diag"``.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    learning_rate : float, default=1.0
+        ``η_t = learning_rate / t`` with ``t`` counted from 1 across all calls.
+        Live: a change acts from the next update on.
+
+    mu : "auto" or float, default="auto"
+        ``μ`` of Assumption 2; the sketch rows are ``sqrt(μ + η_t) g_t``.
+        ``"auto"``: ``1/(8C²)`` for the squared loss, ``e^{−C}`` for the
+        logistic loss, ``1/epsilon²`` for the Huber loss (its quadratic
+        zone), 0 otherwise (§3.1: the squared loss's constant, and the recipe
+        ``μ = min l'' / max l'²`` for the others).
+        Live: a change acts from the next update on.
+
+    bound : float or None, default=None
+        ``C`` of the constraint ``K_t = {w : |wᵀx_t| ≤ C}`` on the (centred)
+        predictions (the paper uses 1 with targets in ``[−1, 1]``).
+        Predictions are ``clip(wᵀx, −C, C)``. ``None``: no projection.
+        Live: a change acts from the next update on; the read-outs clip with
+        the value recorded by the last call that learned.
+
+    fit_intercept : bool, default=True
+        Append a constant feature (value ``intercept_scaling``) that takes
+        part in the sketch. The paper has no intercept (``False``).
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    intercept_scaling : float, default=1.0
+        Value of the constant feature.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    scale_features : bool, default=True
+        Divide each feature by the power of two of its first non-zero value
+        (fixed from then on; the value becomes one in ``[1, 2)``), so that the
+        ridge ``alpha0``, the sketch and the constraint see features of
+        comparable scale whatever their units. An exact change of units (any
+        split of the stream gives the same model), invisible in ``coef_``,
+        which is in raw units. ``False``: the paper's raw features.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    buffer_init : {"zeros", "empty"}, default="zeros"
+        ``"zeros"``: Alg. 6 literally, the buffer starts with ``m`` zero rows
+        (first compaction after ``m`` gradients); ``"empty"``: first
+        compaction after ``2m`` gradients (Alg. 5).
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    skip_zero_rows : bool, default=False
+        Do not add zero gradients to the sketch (they do not change ``H`` but
+        move the compaction schedule). Off: paper-literal.
+        Live: a change acts from the next update on.
+
+    max_iter : int, default=1
+        Passes over the data in :meth:`fit` (the paper makes one).
+        ``partial_fit`` always makes one.
+        Live: read by the next :meth:`fit`.
+
+    shuffle : bool, default=False
+        Shuffle the rows before each pass of :meth:`fit`.
+        Live: read by the next :meth:`fit`.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+        Live: read by the next :meth:`fit`.
+
+    warm_start : bool, default=False
+        :meth:`fit` continues from the current state instead of resetting.
+        Live: read by the next :meth:`fit`.
+
+    solve_rtol : float, default=1e-12
+        ``α ≤ solve_rtol · λ_max(BBᵀ)`` counts as singular: the pseudo-inverse
+        formulas are used in the solves (the sketch itself stays exact). The
+        solves work in the sketch's eigenbasis (error ``κ·eps``), so the
+        threshold can sit far below the Woodbury form's ``1e-10``; see the
+        user guide.
+        Live: a change acts from the next update on.
+
+    verbose : int, default=0
+        Progress of :meth:`fit`: ``1`` prints about ten lines per epoch (rows
+        done, rows per second, mean loss so far), ``2`` one per 1000 rows.
+        Live: read by the next call.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -776,7 +892,38 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
     intercept_ : float
         The intercept.
 
-{_ATTRS_DOC}
+    n_samples_seen_ : int
+        Rows processed so far (the global time index ``t`` of ``η_t``).
+
+    cumulative_loss_ : float
+        Sum over the processed rows of the (weighted) loss of the prediction
+        made before the update (progressive validation); for one-vs-rest the
+        sum of the per-class binary losses.
+
+    alpha0_ : float
+        The initial ridge ``alpha0`` used (``alpha0="auto"`` resolved), in the
+        units of the scaled features.
+
+    alpha_ : ndarray of shape (n_models,)
+        ``α`` of each model's curvature (NaN for ``"full"``/``"diag"``).
+
+    shrinkage_ : ndarray of shape (n_models,)
+        Total shrinkage ``Δ`` of each sketch; for ``"rfd"``
+        ``alpha_ == alpha0 + shrinkage_ / 2``.
+
+    n_compactions_ : ndarray of shape (n_models,)
+        Compactions of each model's sketch.
+
+    n_iter_ : int
+        Passes made by the last :meth:`fit` (1 after ``partial_fit``).
+
+    n_features_in_ : int
+        Number of features seen during the first call.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during the first call, when ``X`` has string
+        column names.
+
     See Also
     --------
     RFDSONClassifier : The same learner for classification.
@@ -813,6 +960,9 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
     _auto_curvature = "hessian"  # recursive least squares for the squared loss
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONRegressorFrozen
+
+    def _epsilon(self):
+        return float(self.epsilon)
 
     def __init__(
         self,
@@ -897,8 +1047,9 @@ class RFDSONRegressor(RegressorMixin, _BaseSON, OnlineLinearRegressorMixin):
             The predictions.
         """
         out = self._raw_decision(X)[:, 0]
-        if self.bound is None:
-            return out
         state = self._state
+        bound = state.live.bound
+        if bound is None:
+            return out
         mean = state.target_sum / state.target_count if state.target_count else 0.0
-        return mean + np.clip(out - mean, -self.bound, self.bound)
+        return mean + np.clip(out - mean, -bound, bound)

@@ -27,12 +27,14 @@ curvature back-end:
 The caller passes copies of the state arrays; they are updated in place.
 """
 
-from libc.math cimport exp, fabs, frexp, hypot, ldexp, log1p, sqrt
+from libc.math cimport fabs, frexp, hypot, ldexp, sqrt
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport ddot, dgemm, dgemv
 from scipy.linalg.cython_lapack cimport dsyevd
 
 from ..utils._shrink cimport VARIANT_FD, n_kept, shrink_delta, shrunk_value
+from ._loss cimport loss_and_derivative, second_derivative
+from ._rows cimport Rows
 
 import numpy as np
 
@@ -41,91 +43,11 @@ cdef enum:
     FULL = 1
     DIAG = 2
 
-cdef enum:
-    SQUARED_ERROR = 0
-    LOG_LOSS = 1
-    HINGE = 2
-    SMOOTH_HINGE = 3
-    HUBER = 4
-
-LOSS_CODES = {
-    "squared_error": SQUARED_ERROR,
-    "log_loss": LOG_LOSS,
-    "hinge": HINGE,
-    "smooth_hinge": SMOOTH_HINGE,
-    "huber": HUBER,
-}
 BACKEND_CODES = {"sketch": SKETCH, "full": FULL, "diag": DIAG}
 
 cdef double EPS = np.finfo(np.float64).eps
 #: A row whose part outside the basis is below this fraction of its norm adds no direction.
 cdef double GROWTH_TOL = 1e-12
-
-
-# ---------------------------------------------------------------- losses
-cdef inline void loss_and_derivative(int loss, double p, double y, double epsilon,
-                                     double* value, double* deriv) noexcept nogil:
-    """``(l(p; y), l'(p; y))``: the table of ``_losses.loss_and_derivative``, in C."""
-    cdef double r, m, e
-    if loss == SQUARED_ERROR:
-        r = p - y
-        value[0] = r * r
-        deriv[0] = 2.0 * r
-    elif loss == LOG_LOSS:
-        m = y * p
-        if m > 0.0:
-            e = exp(-m)
-            value[0] = log1p(e)
-            deriv[0] = -y * e / (1.0 + e)
-        else:
-            e = exp(m)
-            value[0] = log1p(e) - m
-            deriv[0] = -y / (1.0 + e)
-    elif loss == HINGE:
-        m = y * p
-        if m < 1.0:
-            value[0] = 1.0 - m
-            deriv[0] = -y
-        else:
-            value[0] = 0.0
-            deriv[0] = 0.0
-    elif loss == SMOOTH_HINGE:
-        m = y * p
-        if m >= 1.0:
-            value[0] = 0.0
-            deriv[0] = 0.0
-        elif m <= 0.0:
-            value[0] = 0.5 - m
-            deriv[0] = -y
-        else:
-            value[0] = 0.5 * (1.0 - m) * (1.0 - m)
-            deriv[0] = -y * (1.0 - m)
-    else:  # HUBER
-        r = p - y
-        if fabs(r) <= epsilon:
-            value[0] = 0.5 * r * r
-            deriv[0] = r
-        else:
-            value[0] = epsilon * (fabs(r) - 0.5 * epsilon)
-            deriv[0] = epsilon * (1.0 if r > 0.0 else (-1.0 if r < 0.0 else 0.0))
-
-
-cdef inline double second_derivative(int loss, double p, double y, double epsilon) noexcept nogil:
-    """``l''(p; y)``: 0 at the kinks of the hinge-type losses; the Huber loss's IRLS weight."""
-    cdef double m, e, r
-    if loss == SQUARED_ERROR:
-        return 2.0
-    if loss == LOG_LOSS:
-        m = y * p
-        e = exp(-fabs(m))
-        return e / ((1.0 + e) * (1.0 + e))
-    if loss == SMOOTH_HINGE:
-        m = y * p
-        return 1.0 if (0.0 < m < 1.0) else 0.0
-    if loss == HUBER:  # the IRLS weight of the Huber loss: 1 inside, ε/|r| outside
-        r = p - y
-        return 1.0 if fabs(r) <= epsilon else epsilon / fabs(r)
-    return 0.0
 
 
 # ------------------------------------------------------- small dense algebra
@@ -718,45 +640,147 @@ cdef int sketch_append(Sketch* s, double* b, double* y_b) noexcept nogil:
     return 0
 
 
-cdef void sketch_init(
-    Sketch* s, int d, int cap, int m, bint robust, double rtol, int k,
-    double[:, :, ::1] Q, double[:, :, ::1] S, double[:, :, ::1] L,
-    int[::1] q_dim, int[::1] n_rows, int[::1] virtual_rows, int[::1] n_compactions,
-    int[::1] factor_ok, double[::1] alpha, double[::1] shrinkage,
-    double* E, double* ev, double* work, int lwork, int* iwork, int liwork,
-    double* tmp, double* tmp2, double* dtmp, double* newQ, double* coords,
-    double* A2, int* isuppz,
-) noexcept nogil:
-    """Point ``s`` at model ``k`` of the state arrays and at the work space."""
-    s.d = d
-    s.cap = cap
-    s.m = m
-    s.robust = robust
-    s.rtol = rtol
-    s.Q = &Q[k, 0, 0]
-    s.S = &S[k, 0, 0]
-    s.L = &L[k, 0, 0]
-    s.q_dim = &q_dim[k]
-    s.n_rows = &n_rows[k]
-    s.virtual_rows = &virtual_rows[k]
-    s.n_compactions = &n_compactions[k]
-    s.factor_ok = &factor_ok[k]
-    s.alpha = &alpha[k]
-    s.shrinkage = &shrinkage[k]
-    s.E = E
-    s.ev = ev
+cdef class Curvature:
+    """The curvature arrays of ``K`` models (a ``CurvatureState``'s), updated in place.
+
+    Built on the arrays of a ``CurvatureState`` (the caller passes a copy for a
+    pure pass; the test hooks pass the state itself), plus the work space of
+    the sketch operations. ``d`` is the number of coordinates (intercept
+    included) and ``rtol`` the singularity threshold ``solve_rtol``.
+    """
+
+    cdef int backend, d, m, cap
+    cdef bint robust
+    cdef double alpha0, rtol
+    cdef double[:, :, ::1] Q, S, L, H_inv
+    cdef double[:, ::1] sq
+    cdef int[::1] q_dim, n_rows, virtual_rows, n_compactions, factor_ok
+    cdef double[::1] alpha, shrinkage
+    # work space (not state)
+    cdef int lwork, liwork
+    cdef double[::1] E, ev, work, tmp, tmp2, dtmp, newQ, coords, A2
+    cdef int[::1] iwork, isuppz
+
+    def __init__(self, state, int d, double rtol):
+        cdef int cap = 2 * state.m
+        self.backend = BACKEND_CODES[state.kind]
+        self.d = d
+        self.m = state.m
+        self.cap = cap
+        self.robust = state.robust
+        self.alpha0 = state.alpha0
+        self.rtol = rtol
+        self.Q = state.Q
+        self.S = state.S
+        self.L = state.L
+        self.H_inv = state.H_inv
+        self.sq = state.sq
+        self.q_dim = state.q_dim
+        self.n_rows = state.n_rows
+        self.virtual_rows = state.virtual_rows
+        self.n_compactions = state.n_compactions
+        self.factor_ok = state.factor_ok
+        self.alpha = state.alpha
+        self.shrinkage = state.shrinkage
+        self.lwork = max(1 + 6 * cap + 2 * cap * cap, 26 * cap + 1)
+        self.liwork = max(3 + 5 * cap, 10 * cap + 1)
+        self.E = np.zeros(max(cap * cap, 1))
+        self.ev = np.zeros(max(cap, 1))
+        self.work = np.zeros(self.lwork)
+        self.iwork = np.zeros(self.liwork, dtype=np.intc)
+        self.tmp = np.zeros(max(cap, 1))
+        self.tmp2 = np.zeros(max(cap, 1))
+        self.dtmp = np.zeros(d)
+        self.newQ = np.zeros(max(cap * d, 1))
+        self.coords = np.zeros(cap + 1)
+        self.A2 = np.zeros(max(cap * cap, 1))
+        self.isuppz = np.zeros(max(2 * cap, 2), dtype=np.intc)
+
+
+cdef void sketch_init(Sketch* s, Curvature c, int k) noexcept nogil:
+    """Point ``s`` at model ``k`` of the curvature arrays and at their work space."""
+    s.d = c.d
+    s.cap = c.cap
+    s.m = c.m
+    s.robust = c.robust
+    s.rtol = c.rtol
+    s.Q = &c.Q[k, 0, 0]
+    s.S = &c.S[k, 0, 0]
+    s.L = &c.L[k, 0, 0]
+    s.q_dim = &c.q_dim[k]
+    s.n_rows = &c.n_rows[k]
+    s.virtual_rows = &c.virtual_rows[k]
+    s.n_compactions = &c.n_compactions[k]
+    s.factor_ok = &c.factor_ok[k]
+    s.alpha = &c.alpha[k]
+    s.shrinkage = &c.shrinkage[k]
+    s.E = &c.E[0]
+    s.ev = &c.ev[0]
     s.eig_ok = 0
-    s.work = work
-    s.lwork = lwork
-    s.iwork = iwork
-    s.liwork = liwork
-    s.tmp = tmp
-    s.tmp2 = tmp2
-    s.dtmp = dtmp
-    s.newQ = newQ
-    s.coords = coords
-    s.A2 = A2
-    s.isuppz = isuppz
+    s.work = &c.work[0]
+    s.lwork = c.lwork
+    s.iwork = &c.iwork[0]
+    s.liwork = c.liwork
+    s.tmp = &c.tmp[0]
+    s.tmp2 = &c.tmp2[0]
+    s.dtmp = &c.dtmp[0]
+    s.newQ = &c.newQ[0]
+    s.coords = &c.coords[0]
+    s.A2 = &c.A2[0]
+    s.isuppz = &c.isuppz[0]
+
+
+cdef inline double slab_excess(double z, double bound, double* p) noexcept nogil:
+    """``τ``, by which ``z = wᵀx`` leaves ``[−C, C]`` (0 inside); ``p = clip(z, −C, C)``."""
+    if z > bound:
+        p[0] = bound
+        return z - bound
+    if z < -bound:
+        p[0] = -bound
+        return z + bound
+    p[0] = z
+    return 0.0
+
+
+cdef int project(Curvature c, Sketch* sk, int k, bint hessian, double* x, double tau,
+                 double* w, double* h) noexcept nogil:
+    """Project ``w`` onto ``|wᵀx| ≤ C`` in the ``H``-norm: ``w ← w − τ H⁻¹x / (xᵀH⁻¹x)``.
+
+    ``τ`` is :func:`slab_excess` of ``wᵀx``; ``h`` is work space of ``d``
+    entries. A singular sketch projects along its null space when ``x`` has
+    a part there (the paper's Appendix A with the corrected projector
+    ``VVᵀ``), along ``H⁺x`` otherwise. Returns 0, or −1 if a factorisation
+    failed.
+    """
+    cdef int d = c.d, j
+    cdef double pp, xx, xh
+    if c.backend == SKETCH and not sketch_nonsingular(sk):
+        if sketch_null_part(sk, x, h) != 0:
+            return -1
+        pp = dot(d, h, h)
+        xx = dot(d, x, x)
+        if pp > 1e-10 * xx:
+            xh = dot(d, x, h)
+            for j in range(d):
+                w[j] -= tau * h[j] / xh
+            return 0
+    if c.backend == SKETCH:
+        if sketch_apply(sk, x, h) != 0:
+            return -1
+    elif c.backend == FULL:
+        for j in range(d):
+            h[j] = dot(d, &c.H_inv[k, j, 0], x)
+    elif not hessian:
+        for j in range(d):
+            h[j] = x[j] / (c.alpha0 + sqrt(c.sq[k, j]))
+    else:
+        for j in range(d):
+            h[j] = x[j] / (c.alpha0 + c.sq[k, j])
+    xh = dot(d, x, h)
+    if xh > 0.0:
+        for j in range(d):
+            w[j] -= tau * h[j] / xh
+    return 0
 
 
 def _small_eigh(A):
@@ -782,33 +806,23 @@ class _SketchOps:
 
     ``append(b)`` adds the row ``b``; ``solve(v)`` is ``H⁻¹v`` (``H⁺v`` when
     singular); ``project(u, x, C)`` is the projection of ``u`` onto
-    ``|wᵀx| ≤ C`` in the ``H``-norm, as the pass does it.
+    ``|wᵀx| ≤ C`` in the ``H``-norm, by the pass's own :func:`project`.
+    The curvature's arrays are updated in place.
     """
+
+    rtol = 1e-12
 
     def __init__(self, curvature, k=0):
         self.c = curvature
         self.k = k
 
-    def _run(self, op, double[::1] a, double[::1] b, double C):
-        c = self.c
-        cdef int d = c.Q.shape[2], m = c.m, cap = 2 * m
-        cdef int lwork = max(1 + 6 * cap + 2 * cap * cap, 26 * cap + 1), liwork = max(3 + 5 * cap, 10 * cap + 1)
-        cdef double[::1] E = np.zeros(max(cap * cap, 1)), ev = np.zeros(max(cap, 1))
-        cdef double[::1] work = np.zeros(lwork), tmp = np.zeros(max(cap, 1))
-        cdef double[::1] tmp2 = np.zeros(max(cap, 1)), dtmp = np.zeros(d)
-        cdef double[::1] newQ = np.zeros(max(cap * d, 1)), out = np.zeros(d)
-        cdef double[::1] coords = np.zeros(cap + 1)
-        cdef double[::1] A2 = np.zeros(max(cap * cap, 1))
-        cdef int[::1] isuppz = np.zeros(max(2 * cap, 2), dtype=np.intc)
-        cdef double[::1] y = np.zeros(max(cap, 1))
-        cdef int[::1] iwork = np.zeros(liwork, dtype=np.intc)
+    def _run(self, int op, double[::1] a, double[::1] b, double C):
+        cdef Curvature c = Curvature(self.c, self.c.Q.shape[2], self.rtol)
+        cdef int d = c.d, status = 0, j
+        cdef double[::1] out = np.zeros(d), h = np.zeros(d), y = np.zeros(max(c.cap, 1))
+        cdef double z, p
         cdef Sketch s
-        cdef int status = 0, j
-        cdef double z, tau, xh, pp, xx
-        sketch_init(&s, d, cap, m, c.robust, self.rtol, self.k, c.Q, c.S, c.L, c.q_dim,
-                    c.n_rows, c.virtual_rows, c.n_compactions, c.factor_ok, c.alpha,
-                    c.shrinkage, &E[0], &ev[0], &work[0], lwork, &iwork[0], liwork, &tmp[0],
-                    &tmp2[0], &dtmp[0], &newQ[0], &coords[0], &A2[0], &isuppz[0])
+        sketch_init(&s, c, self.k)
         if op == 0:
             basis_coords(d, s.q_dim[0], s.Q, &a[0], &y[0])
             status = sketch_append(&s, &a[0], &y[0])
@@ -817,31 +831,15 @@ class _SketchOps:
         elif op == 1:
             status = sketch_apply(&s, &a[0], &out[0])
         else:  # project b = u onto |w·a| <= C
-            z = dot(d, &b[0], &a[0])
             for j in range(d):
                 out[j] = b[j]
-            tau = z - C if z > C else (z + C if z < -C else 0.0)
+            z = dot(d, &b[0], &a[0])
+            tau = slab_excess(z, C, &p)
             if tau != 0.0:
-                if not sketch_nonsingular(&s):
-                    if sketch_null_part(&s, &a[0], &dtmp[0]) != 0:
-                        raise FloatingPointError("the sketch's factorisation failed")
-                    pp = dot(d, &dtmp[0], &dtmp[0])
-                    xx = dot(d, &a[0], &a[0])
-                    if pp > 1e-10 * xx:
-                        xh = dot(d, &a[0], &dtmp[0])
-                        for j in range(d):
-                            out[j] -= tau * dtmp[j] / xh
-                        return np.asarray(out)
-                status = sketch_apply(&s, &a[0], &dtmp[0])
-                xh = dot(d, &a[0], &dtmp[0])
-                if xh > 0.0:
-                    for j in range(d):
-                        out[j] -= tau * dtmp[j] / xh
+                status = project(c, &s, self.k, False, &a[0], tau, &out[0], &h[0])
         if status != 0:
             raise FloatingPointError("the sketch's factorisation failed")
         return np.asarray(out)
-
-    rtol = 1e-12
 
     def append(self, b):
         self._run(0, np.ascontiguousarray(b, dtype=np.float64), np.zeros(1), 0.0)
@@ -855,117 +853,93 @@ class _SketchOps:
 
 
 # -------------------------------------------------------------- the pass
+cdef class Stream:
+    """Targets, weights, loss, the running scalars and the per-row outputs of a pass.
+
+    ``predictions`` and ``scores`` (``(n, K)``) receive ``p_t = clip(u_tᵀx_t,
+    −C, C)`` and ``u_tᵀx_t``; ``result()`` returns ``(t, total_loss)``.
+    """
+
+    cdef const double[:, ::1] T
+    cdef const double[::1] sample_weight
+    cdef long long t
+    cdef double total_loss
+    cdef int loss
+    cdef double epsilon
+    cdef double[:, ::1] predictions
+    cdef double[:, ::1] scores
+
+    def __init__(self, const double[:, ::1] T, const double[::1] sample_weight, running,
+                 int loss, double epsilon, double[:, ::1] predictions, double[:, ::1] scores):
+        self.T = T
+        self.sample_weight = sample_weight
+        self.t, self.total_loss = running
+        self.loss = loss
+        self.epsilon = epsilon
+        self.predictions = predictions
+        self.scores = scores
+
+    def result(self):
+        return self.t, self.total_loss
+
+
 def son_pass_fast(
-    int backend,
-    double[:, :, ::1] Q,
-    double[:, :, ::1] S,
-    double[:, :, ::1] L,
-    int[::1] q_dim,
-    int[::1] n_rows,
-    int[::1] virtual_rows,
-    int[::1] n_compactions,
-    int[::1] factor_ok,
-    double[::1] alpha,
-    double[::1] shrinkage,
-    double[:, :, ::1] H_inv,
-    double[:, ::1] sq,
+    Curvature curvature,
     double[:, ::1] U,
-    X,
+    Rows rows,
     double intercept,
-    const double[:, ::1] T,
-    const double[::1] sw,
-    long t,
-    double total_loss,
-    int loss,
+    Stream stream,
     double bound,
     double mu,
     double learning_rate,
-    double epsilon,
     bint skip_zero_rows,
-    int m,
-    bint robust,
-    double rtol,
-    double alpha0,
-    double[:, ::1] predictions,
-    double[:, ::1] scores,
-    int curvature=0,
+    bint hessian,
 ):
-    """One ordered pass over the rows; updates the state arrays in place.
+    """One ordered pass over the rows; updates ``curvature``, ``U`` and ``stream`` in place.
 
-    ``X`` is a C-contiguous float64 array or a canonical CSR matrix (summed
-    duplicates) without the intercept column; ``intercept`` is the value of
-    that column (0: no intercept). ``bound`` is ``C`` (``inf``: no
-    projection). ``curvature`` 0 adds the paper's gradient rows
-    ``sqrt(μ + η_t) g_t`` to ``H``, 1 the loss's exact curvature rows
-    ``sqrt(c_t l''(p_t)) x_t`` (``c_t`` the sample weight; a Newton step, and
-    recursive least squares for the squared loss). Returns
-    ``(t, total_loss, status)``; ``status`` is 0, or the number of the row at
+    ``rows`` holds the rows without the intercept column (a CSR matrix with
+    summed duplicates); ``intercept`` is the value of that column (0: no
+    intercept). ``bound`` is ``C`` (``inf``: no projection). Without
+    ``hessian`` the paper's gradient rows ``sqrt(μ + η_t) g_t`` are added to
+    ``H``; with it the loss's exact curvature rows ``sqrt(c_t l''(p_t)) x_t``
+    (``c_t`` the sample weight; a Newton step, and recursive least squares
+    for the squared loss). Returns ``status``: 0, or the number of the row at
     which a factorisation failed (1-based).
     """
-    cdef bint sparse = not isinstance(X, np.ndarray)
-    cdef const double[:, ::1] Xd
-    cdef const double[::1] data
-    cdef const int[::1] indices, indptr
-    if sparse:
-        data = X.data
-        indices = X.indices.astype(np.intc, copy=False)
-        indptr = X.indptr.astype(np.intc, copy=False)
-        n = X.shape[0]
-        d_raw = X.shape[1]
-    else:
-        Xd = X
-        n = Xd.shape[0]
-        d_raw = Xd.shape[1]
-    cdef int n_rows_X = n, d0 = d_raw
-    cdef int d = U.shape[1], K = U.shape[0], cap = 2 * m
-    cdef int i, k, j, status = 0, appended
-    cdef double z, p, tau, xh, value, deriv, scale, c, sc, pp, xx, xpx
+    cdef Curvature cv = curvature
+    cdef int n_rows_X = stream.T.shape[0]
+    cdef int d = U.shape[1], K = U.shape[0], d0 = d - 1 if intercept != 0.0 else d
+    cdef int i, k, j, i2, status = 0, appended, backend = cv.backend
+    cdef double z, p, tau, xh, value, deriv, scale, c, sc, weight, target
     cdef bint has_bound = bound < float("inf")
+    cdef int loss = stream.loss
+    cdef double epsilon = stream.epsilon, alpha0 = cv.alpha0
     cdef Sketch* sk = NULL
-    cdef int lwork = max(1 + 6 * cap + 2 * cap * cap, 26 * cap + 1), liwork = max(3 + 5 * cap, 10 * cap + 1)
-
     cdef double[::1] x = np.zeros(d)
     cdef double[::1] w = np.zeros(d)
     cdef double[::1] h = np.zeros(d)
     cdef double[::1] g = np.zeros(d)
     cdef double[::1] b = np.zeros(d)
-    cdef double[::1] yx = np.zeros(max(cap, 1))
-    cdef double[::1] yb = np.zeros(max(cap, 1))
-    cdef double[::1] work = np.zeros(lwork)
-    cdef int[::1] iwork = np.zeros(liwork, dtype=np.intc)
-    cdef double[::1] E = np.zeros(max(cap * cap, 1))
-    cdef double[::1] ev = np.zeros(max(cap, 1))
-    cdef double[::1] tmp = np.zeros(max(cap, 1))
-    cdef double[::1] tmp2 = np.zeros(max(cap, 1))
-    cdef double[::1] dtmp = np.zeros(d)
-    cdef double[::1] newQ = np.zeros(max(cap * d, 1))
-    cdef double[::1] coords = np.zeros(cap + 1)
-    cdef double[::1] A2 = np.zeros(max(cap * cap, 1))
-    cdef int[::1] isuppz = np.zeros(max(2 * cap, 2), dtype=np.intc)
+    cdef double[::1] yb = np.zeros(max(cv.cap, 1))
+    cdef double[:, :, ::1] H_inv = cv.H_inv
+    cdef double[:, ::1] sq = cv.sq
+    cdef double[:, :, ::1] Q = cv.Q
+    cdef int[::1] q_dim = cv.q_dim
+    cdef double[::1] tmp = cv.tmp, coords = cv.coords
     cdef Sketch sketch_
 
     with nogil:
         for i in range(n_rows_X):
             # the row, with the intercept column
-            if sparse:
-                for j in range(d):
-                    x[j] = 0.0
-                for j in range(indptr[i], indptr[i + 1]):
-                    x[indices[j]] = data[j]
-            else:
-                for j in range(d0):
-                    x[j] = Xd[i, j]
+            rows.copy(i, d0, &x[0])
             if d > d0:
                 x[d0] = intercept
-            t += 1
-            c = mu + learning_rate / t
+            stream.t += 1
+            c = mu + learning_rate / stream.t
+            weight = stream.sample_weight[i]
             for k in range(K):
                 if backend == SKETCH:
-                    sketch_init(&sketch_, d, cap, m, robust, rtol, k, Q, S, L, q_dim, n_rows,
-                                virtual_rows, n_compactions, factor_ok, alpha, shrinkage,
-                                &E[0], &ev[0], &work[0], lwork, &iwork[0], liwork, &tmp[0],
-                                &tmp2[0], &dtmp[0], &newQ[0], &coords[0], &A2[0],
-                                &isuppz[0])
+                    sketch_init(&sketch_, cv, k)
                     sk = &sketch_
                 z = dot(d, &U[k, 0], &x[0])
                 for j in range(d):
@@ -973,56 +947,16 @@ def son_pass_fast(
                 p = z
                 # projection onto |wᵀx| ≤ C in the H^(t-1)-norm
                 if has_bound:
-                    if z > bound:
-                        tau = z - bound
-                        p = bound
-                    elif z < -bound:
-                        tau = z + bound
-                        p = -bound
-                    else:
-                        tau = 0.0
-                    if tau != 0.0:
-                        if backend == SKETCH and not sketch_nonsingular(sk):
-                            if sketch_null_part(sk, &x[0], &h[0]) != 0:
-                                status = i + 1
-                                break
-                            pp = dot(d, &h[0], &h[0])
-                            xx = dot(d, &x[0], &x[0])
-                            if pp > 1e-10 * xx:
-                                xpx = dot(d, &x[0], &h[0])
-                                for j in range(d):
-                                    w[j] -= tau * h[j] / xpx
-                            else:
-                                if sketch_apply(sk, &x[0], &h[0]) != 0:
-                                    status = i + 1
-                                    break
-                                xh = dot(d, &x[0], &h[0])
-                                if xh > 0.0:
-                                    for j in range(d):
-                                        w[j] -= tau * h[j] / xh
-                        else:
-                            if backend == SKETCH:
-                                if sketch_apply(sk, &x[0], &h[0]) != 0:
-                                    status = i + 1
-                                    break
-                            elif backend == FULL:
-                                for j in range(d):
-                                    h[j] = dot(d, &H_inv[k, j, 0], &x[0])
-                            elif curvature == 0:
-                                for j in range(d):
-                                    h[j] = x[j] / (alpha0 + sqrt(sq[k, j]))
-                            else:
-                                for j in range(d):
-                                    h[j] = x[j] / (alpha0 + sq[k, j])
-                            xh = dot(d, &x[0], &h[0])
-                            if xh > 0.0:
-                                for j in range(d):
-                                    w[j] -= tau * h[j] / xh
-                predictions[i, k] = p
-                scores[i, k] = z
-                loss_and_derivative(loss, p, T[i, k], epsilon, &value, &deriv)
-                total_loss += sw[i] * value
-                scale = sw[i] * deriv
+                    tau = slab_excess(z, bound, &p)
+                    if tau != 0.0 and project(cv, sk, k, hessian, &x[0], tau, &w[0], &h[0]) != 0:
+                        status = i + 1
+                        break
+                stream.predictions[i, k] = p
+                stream.scores[i, k] = z
+                target = stream.T[i, k]
+                value = loss_and_derivative(loss, p, target, epsilon, &deriv)
+                stream.total_loss += weight * value
+                scale = weight * deriv
                 if scale == 0.0 and skip_zero_rows:
                     for j in range(d):
                         U[k, j] = w[j]
@@ -1030,12 +964,12 @@ def son_pass_fast(
                 for j in range(d):
                     g[j] = scale * x[j]
                 # curvature update with the row b, then the Newton step H^(t)⁻¹ g
-                if curvature == 0:  # b = sc g
+                if not hessian:  # b = sc g
                     sc = sqrt(c)
                     for j in range(d):
                         b[j] = sc * g[j]
                 else:  # b = sc x while g = scale x
-                    sc = sqrt(sw[i] * second_derivative(loss, p, T[i, k], epsilon))
+                    sc = sqrt(weight * second_derivative(loss, p, target, epsilon))
                     for j in range(d):
                         b[j] = sc * x[j]
                     sc = sc / scale if scale != 0.0 else 0.0  # so that g = b / sc
@@ -1056,7 +990,7 @@ def son_pass_fast(
                         status = i + 1
                         break
                 elif backend == FULL:
-                    if curvature == 0:
+                    if not hessian:
                         for j in range(d):
                             h[j] = dot(d, &H_inv[k, j, 0], &g[0])
                         xh = c / (1.0 + c * dot(d, &g[0], &h[0]))
@@ -1069,7 +1003,7 @@ def son_pass_fast(
                             H_inv[k, j, i2] -= xh * h[j] * h[i2]
                     for j in range(d):
                         h[j] = dot(d, &H_inv[k, j, 0], &g[0])
-                elif curvature == 0:
+                elif not hessian:
                     for j in range(d):
                         sq[k, j] += g[j] * g[j]
                         h[j] = g[j] / (alpha0 + sqrt(sq[k, j]))
@@ -1081,4 +1015,4 @@ def son_pass_fast(
                     U[k, j] = w[j] - h[j]
             if status != 0:
                 break
-    return t, total_loss, status
+    return status

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._son_fast import BACKEND_CODES, LOSS_CODES, son_pass_fast
+from ._losses import LOSS_CODES, loss_and_derivative
+from ._rows import make_rows
+from ._son_fast import Curvature, Stream, son_pass_fast
 
 __all__ = [
     "CurvatureState",
@@ -34,7 +37,7 @@ __all__ = [
 ]
 
 
-def auto_mu(loss, bound, epsilon=1.0):
+def auto_mu(loss: str, bound: float | None, epsilon: float = 1.0) -> float:
     """Assumption 2's constant ``μ = min l'' / max l'²`` (Luo et al. 2019, §3.1).
 
     Squared loss on ``|p|, |y| ≤ C``: ``1/(8C²)`` (the paper's constant, §3.1);
@@ -53,7 +56,7 @@ def auto_mu(loss, bound, epsilon=1.0):
     return 0.0
 
 
-def _second_derivative_at_zero(loss, y, epsilon):
+def _second_derivative_at_zero(loss: str, y: float, epsilon: float) -> float:
     """``l''(0; y)`` of the loss table (0 for the hinge)."""
     if loss == "squared_error":
         return 2.0
@@ -66,7 +69,17 @@ def _second_derivative_at_zero(loss, y, epsilon):
     return 0.0
 
 
-def auto_alpha0(X, T, intercept, *, loss, curvature_rows, mu, learning_rate, epsilon):
+def auto_alpha0(
+    X: Any,
+    T: np.ndarray,
+    intercept: float,
+    *,
+    loss: str,
+    curvature_rows: str,
+    mu: float,
+    learning_rate: float,
+    epsilon: float,
+) -> float:
     """The initial ridge ``alpha0="auto"``: the curvature one average row adds per coordinate.
 
     Each row ``x`` of the first batch (intercept column included, value
@@ -76,8 +89,6 @@ def auto_alpha0(X, T, intercept, *, loss, curvature_rows, mu, learning_rate, eps
     divided by the number of coordinates: a prior worth one average row.
     A positive value (1 when the batch carries no curvature).
     """
-    from ._losses import loss_and_derivative
-
     sq = (
         np.asarray(X.multiply(X).sum(axis=1)).ravel()
         if sp.issparse(X)
@@ -96,7 +107,7 @@ def auto_alpha0(X, T, intercept, *, loss, curvature_rows, mu, learning_rate, eps
     return value if value > 0.0 and np.isfinite(value) else 1.0
 
 
-def update_scales(scale, X):
+def update_scales(scale: np.ndarray, X: Any) -> np.ndarray:
     """Fix the scale of each feature at its first non-zero value; returns a new array.
 
     ``scale`` holds 0 for the features not seen non-zero yet. A feature's
@@ -158,7 +169,7 @@ class CurvatureState:
     H_inv: np.ndarray
     sq: np.ndarray
 
-    def copy(self):
+    def copy(self) -> CurvatureState:
         return dataclasses.replace(
             self,
             **{
@@ -168,7 +179,7 @@ class CurvatureState:
             },
         )
 
-    def gram(self, k):
+    def gram(self, k: int) -> np.ndarray:
         """``H − αI`` of model ``k`` as a dense ``d × d`` matrix (tests and read-outs)."""
         if self.kind == "sketch":
             q = int(self.q_dim[k])
@@ -179,7 +190,16 @@ class CurvatureState:
         return np.diag(np.sqrt(self.sq[k]))
 
 
-def new_curvature(kind, n_models, n_features, *, m, alpha0, robust=True, zero_rows=True):
+def new_curvature(
+    kind: str,
+    n_models: int,
+    n_features: int,
+    *,
+    m: int,
+    alpha0: float,
+    robust: bool = True,
+    zero_rows: bool = True,
+) -> CurvatureState:
     """The curvature of ``n_models`` fresh models (``H = alpha0 · I``)."""
     K, d = n_models, n_features
     cap = 2 * m if kind == "sketch" else 0
@@ -205,24 +225,33 @@ def new_curvature(kind, n_models, n_features, *, m, alpha0, robust=True, zero_ro
 
 
 def son_pass(
-    U,
-    curvature,
-    X,
-    intercept,
-    T,
-    sample_weight,
-    t,
-    total_loss,
+    U: np.ndarray,
+    curvature: CurvatureState,
+    X: Any,
+    intercept: float,
+    T: np.ndarray,
+    sample_weight: np.ndarray,
+    t: int,
+    total_loss: float,
     *,
-    loss,
-    bound,
-    mu,
-    learning_rate,
-    epsilon,
-    skip_zero_rows,
-    rtol,
-    curvature_rows="gradient",
-):
+    loss: str,
+    bound: float | None,
+    mu: float,
+    learning_rate: float,
+    epsilon: float,
+    skip_zero_rows: bool,
+    rtol: float,
+    curvature_rows: str = "gradient",
+    target_mean: tuple[float, int] | None = None,
+) -> tuple[
+    np.ndarray,
+    CurvatureState,
+    int,
+    float,
+    np.ndarray,
+    np.ndarray,
+    tuple[float, int] | None,
+]:
     """One ordered pass of the online Newton step over the rows (paper Alg. 6, SON order).
 
     A pure kernel: ``U`` and ``curvature`` are copied, never written into.
@@ -248,59 +277,57 @@ def son_pass(
     loss, bound, mu, learning_rate, epsilon, skip_zero_rows, rtol, curvature_rows
         As the estimators' parameters (``mu`` resolved to a number, ``rtol``
         is ``solve_rtol``).
+    target_mean : tuple (float, int) or None, default=None
+        ``center_target``: the running sum and count of the targets before
+        the pass. Each row's model then learns the deviation of its target
+        from the mean of the earlier targets (sums accumulated row after row,
+        so any split of the stream gives the same); the very first row has no
+        mean to be predicted by and only starts it (the model learns a zero
+        deviation there, and its loss is that of predicting ``0 + model``).
 
     Returns
     -------
-    U, curvature, t, total_loss, predictions, scores
+    U, curvature, t, total_loss, predictions, scores, target_mean
         New iterates and curvature, the time index and the running loss after
-        the pass, and per row and model ``p_t = clip(u_tᵀx_t, −C, C)`` and
-        ``u_tᵀx_t``.
+        the pass, per row and model ``p_t = clip(u_tᵀx_t, −C, C)`` and
+        ``u_tᵀx_t`` (for the deviations with ``target_mean``), and the running
+        target sum and count after the pass (``None`` without ``target_mean``).
     """
+    T = np.asarray(T, dtype=np.float64)
+    offsets: float | np.ndarray = 0.0
+    if target_mean is not None:
+        target_sum, target_count = target_mean
+        sums = np.cumsum(np.concatenate([[target_sum], T[:, 0]]))
+        count = target_count + np.arange(T.shape[0])
+        offsets = np.where(count > 0, sums[:-1] / np.maximum(count, 1), T[:, 0])[:, None]
     U = np.array(U, dtype=np.float64, order="C", copy=True)
     curvature = curvature.copy()
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()  # the row loop scatters entries: duplicates must be summed
-    else:
-        X = np.ascontiguousarray(X, dtype=np.float64)
     n, K = X.shape[0], U.shape[0]
     predictions = np.empty((n, K))
     scores = np.empty((n, K))
-    c = curvature
-    t, total_loss, status = son_pass_fast(
-        BACKEND_CODES[c.kind],
-        c.Q,
-        c.S,
-        c.L,
-        c.q_dim,
-        c.n_rows,
-        c.virtual_rows,
-        c.n_compactions,
-        c.factor_ok,
-        c.alpha,
-        c.shrinkage,
-        c.H_inv,
-        c.sq,
-        U,
-        X,
-        float(intercept),
-        np.ascontiguousarray(T, dtype=np.float64),
+    stream = Stream(
+        np.ascontiguousarray(T - offsets, dtype=np.float64),
         np.ascontiguousarray(sample_weight, dtype=np.float64),
-        int(t),
-        float(total_loss),
+        (int(t), float(total_loss)),
         LOSS_CODES[loss],
+        float(epsilon),
+        predictions,
+        scores,
+    )
+    status = son_pass_fast(
+        Curvature(curvature, U.shape[1], float(rtol)),
+        U,
+        make_rows(X),
+        float(intercept),
+        stream,
         np.inf if bound is None else float(bound),
         float(mu),
         float(learning_rate),
-        float(epsilon),
         bool(skip_zero_rows),
-        int(c.m),
-        bool(c.robust),
-        float(rtol),
-        float(c.alpha0),
-        predictions,
-        scores,
-        0 if curvature_rows == "gradient" else 1,
+        curvature_rows != "gradient",
     )
     if status:
         raise FloatingPointError(
@@ -308,4 +335,12 @@ def son_pass(
             "sketch's Gram matrix is too ill-conditioned for float64); the batch was not "
             "applied. Rescale the features or raise alpha0."
         )
-    return U, curvature, t, total_loss, predictions, scores
+    t, total_loss = stream.result()
+    if target_mean is not None:
+        if target_count == 0 and n:  # the first row's loss is that of predicting 0 + model
+            p0, y0 = float(predictions[0, 0]), float(T[0, 0])
+            true_loss = loss_and_derivative(loss, p0, y0, epsilon)[0]
+            kernel_loss = loss_and_derivative(loss, p0, 0.0, epsilon)[0]
+            total_loss += float(sample_weight[0]) * (true_loss - kernel_loss)
+        target_mean = (float(sums[-1]), target_count + n)
+    return U, curvature, t, total_loss, predictions, scores, target_mean

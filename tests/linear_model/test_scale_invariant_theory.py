@@ -26,7 +26,6 @@ from skonline.linear_model import ScaleInvariantClassifier
 from skonline.linear_model._losses import (
     CLASSIFICATION_LOSSES,
     REGRESSION_LOSSES,
-    loss_and_derivative,
     loss_and_derivatives,
 )
 from skonline.linear_model._scale_invariant_kernels import (
@@ -38,6 +37,7 @@ from skonline.linear_model._scale_invariant_kernels import (
     init_state,
 )
 
+from ._loss_reference import loss_and_derivative
 from ._scale_invariant_tolerances import (
     EPS,
     factor_condition,

@@ -14,7 +14,11 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 
 from skonline.base import OnlineEstimator, OnlineState, ParamRecord
-from skonline.linear_model._linear import LinearState, OnlineLinearClassifierMixin
+from skonline.linear_model._linear import (
+    LinearState,
+    OnlineLinearBase,
+    OnlineLinearClassifierMixin,
+)
 from skonline.utils._sklearn_compat import Interval
 from skonline.utils.estimator_checks import (
     check_bad_input_keeps_state,
@@ -87,8 +91,8 @@ class RunningMean(TransformerMixin, OnlineEstimator):
         return -float(np.mean(self.transform(X) ** 2))
 
 
-class OnlinePerceptron(ClassifierMixin, OnlineLinearClassifierMixin):
-    """Toy one-vs-rest perceptron on the shared online linear classifier mixin."""
+class OnlinePerceptron(OnlineLinearClassifierMixin, ClassifierMixin, OnlineLinearBase):
+    """Toy one-vs-rest perceptron on the shared online linear engine and classifier mixin."""
 
     _parameter_constraints: ClassVar[dict] = {
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
