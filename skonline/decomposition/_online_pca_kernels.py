@@ -389,7 +389,7 @@ def density_pass(
     new_state : DensityState
     expected_losses : ndarray of shape (n_samples,)
     """
-    new = state.copy()
+    new: Any = state.copy()  # its optional fields are set together by the mode (bulk or full)
     n = X.shape[1]
     d = n - n_components
     eta = float(learning_rate)
