@@ -168,17 +168,17 @@ class CurveParams:
 
 
 # ------------------------------------------------------------------ kernels
-def _radius(state, params):
-    """``R_t``: the data's ``max ||x|| / sqrt(d)``, or ``radius`` when larger."""
+def lattice_radius(state, radius):
+    """``R_t``: the data's ``max ||x|| / sqrt(d)``, or ``radius`` when larger (``None``: none)."""
     d = state.vertices.shape[1]
     r_t = state.max_norm / math.sqrt(d)
-    return r_t if params.radius is None else max(float(params.radius), r_t)
+    return r_t if radius is None else max(float(radius), r_t)
 
 
-def _loss_bound(state, params):
-    """``c0 = d (2 R_t + δ)²``, the bound on one row's loss (Lemma 3)."""
+def loss_bound(state, radius):
+    """``c0 = d (2 R_t + δ)²``, the bound on one row's loss (Lemma 3), ``R_t`` from ``radius``."""
     d = state.vertices.shape[1]
-    return d * (2.0 * _radius(state, params) + state.lattice_spacing) ** 2
+    return d * (2.0 * lattice_radius(state, radius) + state.lattice_spacing) ** 2
 
 
 def _perturbation_scale(state, params, c0):
@@ -198,7 +198,7 @@ def _perturbation_scale(state, params, c0):
     delta = state.lattice_spacing
     if params.learning_rate == "auto":
         d = state.vertices.shape[1]
-        R = _radius(state, params)
+        R = lattice_radius(state, params.radius)
         L = params.max_length
         if L is None:
             L = 0.01 * params.max_segments * math.sqrt(d) * R
@@ -345,7 +345,7 @@ def _step(state, params, x):
     state.n_updates += 1
     state.update_loss_sum += loss
     state.max_norm = max(state.max_norm, float(np.sqrt(x @ x)))
-    c0 = _loss_bound(state, params)
+    c0 = loss_bound(state, params.radius)
     explored = _settle_bandit_round(state, params, loss, c0) if params.bandit else False
     # 2. store x, draw the exploration flag (Alg. 3, line 4) and the anchor
     slot = memory.store(x, dist, tau, explored, rng=state.rng)
@@ -384,7 +384,7 @@ def _local_move(state, params, anchor, explore, c0):
     center = members.mean(axis=0)
     rad = max(point_set_diameter(members), math.sqrt(d) * delta)
     # 4. the local grid, and the block of vertices inside its ball
-    ball = math.sqrt(d) * _radius(state, params)
+    ball = math.sqrt(d) * lattice_radius(state, params.radius)
     G = local_grid(
         center, rad, delta, ball, [center, Xm[anchor]], params.max_grid_points, state.rng
     )
@@ -524,6 +524,16 @@ class CurveFrozen(ParamRecord):
     lattice_spacing: float | None
 
 
+@dataclass(frozen=True)
+class CurveLive(ParamRecord):
+    """The live parameters that read-outs need, as the last committed call used them.
+
+    ``radius`` floors ``R_t`` (``radius_``) and with it ``c0_``.
+    """
+
+    radius: float | None
+
+
 class SequentialPrincipalCurve(
     ClassNamePrefixFeaturesOutMixin, TransformerMixin, OnlineLossMixin, OnlineEstimator
 ):
@@ -567,97 +577,111 @@ class SequentialPrincipalCurve(
     Parameters
     ----------
     max_segments : int, default=20
-        The paper's ``p``: largest number of segments.
+        The paper's ``p``: largest number of segments. Frozen at the first
+        call: changing it takes effect at the next ``fit``.
     lattice_spacing : float, default=None
         The lattice step ``δ`` (the resolution of the curve; not scale-free).
         ``None``: ``0.02 ×`` the root mean squared distance of the rows seen to
         their mean, followed over the first 50 rows and fixed from then on
         (1.0 with a warning when they coincide). Pass it explicitly when the
-        start of the stream is not representative.
+        start of the stream is not representative. Frozen at the first call:
+        changing it takes effect at the next ``fit``.
     radius : float, default=None
         The paper's ``R``: grid points stay in the ball ``B(0, sqrt(d) R)``,
         and ``c0 = d (2R + δ)²`` bounds the loss (the bandit estimator and the
         ``"auto"`` settings use it). ``None``: ``R_t = max ||x|| / sqrt(d)``
         over the rows seen so far; a float is used as long as the data stay
-        inside its ball (``max(radius, R_t)``).
+        inside its ball (``max(radius, R_t)``). Live: acts from the next update
+        on; ``radius_`` and ``c0_`` use the value of the last call that learned.
     max_length : float, default=None
         Hard cap on the length of the curve (the paper's ``L``); ``None``: no cap.
+        Live: acts from the next update on.
     init_size : int, default=2
         Rows that build the initial first-principal-component segment (the
-        paper's ``t0``, Algorithm 3, line 2).
+        paper's ``t0``, Algorithm 3, line 2). Live: acts while the curve does not
+        exist yet.
     exploration : float, default=0.05
         The paper's ``ε``: probability that a row's neighbourhood is built
         around a uniformly drawn stored row instead of the row itself
-        (Algorithm 3, line 4).
+        (Algorithm 3, line 4). Live: acts from the next update on.
     reward_estimator : {"full", "bandit"}, default="full"
         ``"full"``: every candidate is scored by its exact loss on all stored
         past rows. ``"bandit"``: the paper's sleeping-experts estimator
         (Algorithm 3, lines 6–9) — losses only on exploration rows, and the
         curve chosen in an exploitation round is demoted by
         ``unobserved_reward − r/P`` (importance weighting with threshold
-        ``importance_threshold``).
+        ``importance_threshold``). Frozen at the first call: changing it takes
+        effect at the next ``fit``.
     unobserved_reward : float, default=None
         Bandit estimator: the paper's ``α``, the reward of the curves whose
         loss an exploitation round does not observe. ``None``:
-        ``c0_t / importance_threshold`` (Theorem 3's choice).
+        ``c0_t / importance_threshold`` (Theorem 3's choice). Live: acts from the next update on.
     importance_threshold : float, default=0.1
         Bandit estimator: the paper's ``β``, in ``(0, 1)``. A chosen curve is
         importance-weighted only when its winning probability exceeds it.
+        Live: acts from the next update on.
     learning_rate : float or "auto", default=100.0
         Sets ``λ_t = 1/η_t``, the weight of the penalty and the perturbation.
         A float ``η`` gives ``λ_t = l̄_t sqrt(t) / η`` with ``l̄_t`` the running
         mean prequential loss (scale-free, the ``1/sqrt(t)`` shape of
         Algorithm 2); larger values follow the losses more greedily.
         ``"auto"``: Algorithm 2's ``λ_t = c0 sqrt((e−1) t) / sqrt(C)``
-        (Theorem 2).
+        (Theorem 2). Live: acts from the next update on.
     penalty : float or "auto", default=8.0
         Penalty per segment, in units of ``λ_t``. It must exceed about the
         logarithm of the number of grid points, or spurious insertions win
         (the largest of that many Exp(1) draws). ``"auto"``: Lemma 3's ``c1``.
+        Live: acts from the next update on.
     length_penalty : float, default=0.1
         Price of the curve's length: the objective gains
         ``length_penalty · S(f̂) · Len(f) / spread``, so lengthening the curve
         by the data's spread must lower the stored rows' loss by
         ``length_penalty`` times its current value (the length bound ``L`` of
         the paper's class, made a data-driven Lagrangian). ``0``: the paper's
-        objective, which folds through the data.
+        objective, which folds through the data. Live: acts from the next update on.
     turn_penalty : float, default=0.5
         Price of turning: the objective gains
         ``turn_penalty · S(f̂) · Σ_i (1 − cos θ_i) / 2`` over the interior
         vertices (``θ_i`` the turn at vertex ``i``; a fold back, ``θ = 180°``,
-        costs ``turn_penalty · S(f̂)``). ``0``: no price.
+        costs ``turn_penalty · S(f̂)``). ``0``: no price. Live: acts from the next update on.
     warm_up_moves : int, default=5
         Extra local moves (around uniformly drawn stored rows) after each of
         the first 50 rows, so the curve takes the data's shape sooner. ``0``:
         one move per row, as in the paper. Not used by the bandit estimator.
+        Live: acts from the next update on.
     clip_grid : bool, default=True
         Keep only the grid points inside the bounding box of the
         neighbourhood's rows (widened by ``δ``), so no vertex goes where no
-        row is. ``False``: the paper's local grid (a ball).
+        row is. ``False``: the paper's local grid (a ball). Live: acts from the next update on.
     max_grid_points : int, default=100
         Size cap of the local lattice grid (sampled beyond it). Per-row time is
         proportional to it. The largest of ``#candidates`` fresh Exp(1) draws
         (about ``ln #candidates``) must stay below ``penalty``, or noise alone
-        moves vertices.
+        moves vertices. Live: acts from the next update on.
     max_memory : int or None, default=1000
         Rows stored to score the candidates. An int bounds the memory and the
         per-row time (see ``memory_policy``); the regret guarantee then no
         longer applies exactly. ``None``: every past row (the paper).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
     memory_policy : {"reservoir", "window"}, default="reservoir"
         Which rows a bounded memory keeps: ``"reservoir"`` a uniform sample of
         every row seen (Vitter's Algorithm R; the stored loss stands for the
         whole past, so ``λ_t`` is scaled by stored rows / rows seen);
         ``"window"`` the most recent rows (follows a drifting stream).
+        Frozen at the first call: changing it takes effect at the next ``fit``.
     keep_history : bool, default=False
         Store the prequential loss of every row in ``loss_history_``.
+        Frozen at the first call: changing it takes effect at the next ``fit``.
     random_state : int, RandomState instance, Generator or None, default=None
         Seeds the one generator used for exploration, grid sampling and the
         perturbations. A ``Generator`` is copied at the first call: the
-        estimator's draws do not advance it.
+        estimator's draws do not advance it. Read at the first call (the
+        generator is part of the state): changing it takes effect at the next
+        ``fit``.
     verbose : int, default=0
         Progress of ``fit``: ``1`` prints about ten lines (rows done, rows per
         second, mean loss so far), ``2`` one line per 1000 rows. The curve
-        learned is the same.
+        learned is the same. Live: acts from the next call on.
 
     Attributes
     ----------
@@ -679,7 +703,7 @@ class SequentialPrincipalCurve(
     lattice_spacing_ : float
         The lattice step ``δ`` of the curve.
     radius_ : float
-        Current ``R_t``.
+        Current ``R_t``, with the ``radius`` of the last call that learned.
     c0_ : float
         Current loss bound ``d (2 R_t + δ)²``.
     loss_history_ : ndarray of shape (n_samples_seen_,)
@@ -722,6 +746,8 @@ class SequentialPrincipalCurve(
     Parameters that shape the state (``max_segments``, ``max_memory``,
     ``memory_policy``, ``reward_estimator``, ``keep_history``,
     ``lattice_spacing``) are fixed by the first call; ``fit`` starts again.
+    The others are live: ``set_params`` changes the next updates, never the
+    curve learned so far or what the fitted attributes report.
 
     References
     ----------
@@ -826,6 +852,7 @@ class SequentialPrincipalCurve(
 
     # ---------------------------------------------------------------- fitting
     _frozen_record: ClassVar[type[ParamRecord]] = CurveFrozen
+    _live_record: ClassVar[type[ParamRecord]] = CurveLive
 
     def _params(self):
         """The settings of a pass, from the current parameters."""
@@ -957,13 +984,18 @@ class SequentialPrincipalCurve(
 
     @property
     def radius_(self):
-        """Current radius ``R_t`` of the lattice ball ``B(0, sqrt(d) R_t)``."""
-        return float(_radius(self._fitted_state(), self._params()))
+        """Current radius ``R_t`` of the lattice ball ``B(0, sqrt(d) R_t)``.
+
+        With the ``radius`` of the last call that learned (``state.live``).
+        """
+        state = self._fitted_state()
+        return float(lattice_radius(state, state.live.radius))
 
     @property
     def c0_(self):
-        """Current loss bound ``d (2 R_t + δ)²``."""
-        return float(_loss_bound(self._fitted_state(), self._params()))
+        """Current loss bound ``d (2 R_t + δ)²``, with ``R_t`` as in ``radius_``."""
+        state = self._fitted_state()
+        return float(loss_bound(state, state.live.radius))
 
     @property
     def _n_features_out(self):

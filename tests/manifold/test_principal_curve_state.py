@@ -107,6 +107,19 @@ def test_a_generator_is_copied_not_advanced():
     np.testing.assert_array_equal(a.vertices_, seeded.vertices_)
 
 
+def test_radius_is_live_and_read_from_the_last_committed_call():
+    """``set_params(radius=...)`` changes ``radius_``/``c0_`` only after the next update."""
+    X = cubic_stream(80)
+    est = SequentialPrincipalCurve(random_state=0).fit(X[:60])
+    radius, c0 = est.radius_, est.c0_
+    assert radius < 100.0
+    est.set_params(radius=100.0)
+    assert (est.radius_, est.c0_) == (radius, c0)
+    est.partial_fit(X[60:])
+    assert est.radius_ == 100.0
+    assert est.c0_ == 2 * (2 * 100.0 + est.lattice_spacing_) ** 2
+
+
 def test_frozen_parameters_give_one_message():
     X = cubic_stream(20)
     est = SequentialPrincipalCurve(lattice_spacing=0.1, random_state=0).fit(X)
