@@ -54,16 +54,17 @@ from _common import (
 from skonline.datasets import make_curve_stream
 from skonline.manifold import SequentialPrincipalCurve, _local_search
 from skonline.manifold._hastie_stuetzle import curve_length, hastie_stuetzle_curve
-from skonline.utils._polyline import project_to_polyline
+from skonline.manifold._polyline import project_to_polyline
 
 MEASURED_MODULES = [
     "skonline.manifold._principal_curve",
+    "skonline.manifold._principal_curve_kernels",
     "skonline.manifold._lattice",
     "skonline.manifold._local_search",
     "skonline.manifold._row_memory",
     "skonline.manifold._curve_fast",
     "skonline.manifold._hastie_stuetzle",
-    "skonline.utils._polyline",
+    "skonline.manifold._polyline",
 ]
 
 #: The paper's Algorithm 3 (its practical version): every extension of the defaults off.

@@ -66,6 +66,7 @@ MEASURED_MODULES = [
     "skonline.decomposition._frequent_directions",
     "skonline.decomposition._online_pca",
     "skonline.manifold._principal_curve",
+    "skonline.manifold._principal_curve_kernels",
     "skonline.evaluation._prequential",
 ]
 
@@ -251,7 +252,7 @@ def curve_methods():
 
 def _outside(V, X):
     """Largest distance of a vertex to the convex hull of ``X``, over the box's diagonal."""
-    from skonline.utils._polyline import distance_outside_hull
+    from skonline.manifold._polyline import distance_outside_hull
 
     gap = distance_outside_hull(V, X)
     return float(gap.max() / np.linalg.norm(X.max(axis=0) - X.min(axis=0)))

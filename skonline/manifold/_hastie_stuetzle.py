@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.interpolate import BSpline
 
-from ..utils._polyline import arc_lengths, project_to_polyline
+from ._polyline import arc_lengths, project_to_polyline
 
 __all__ = ["hastie_stuetzle_curve", "smoothing_spline_df"]
 

@@ -13,12 +13,12 @@ from sklearn.exceptions import NotFittedError
 from skonline import SequentialPrincipalCurve
 from skonline.manifold._lattice import curve_key, local_grid, pc1_segment, theory_constants
 from skonline.manifold._local_search import fan_sqdist, score_local_candidates, win_probability
-from skonline.manifold._row_memory import VERTEX_TOL
-from skonline.utils._polyline import (
+from skonline.manifold._polyline import (
     point_at_arc_length,
     project_to_polyline,
     sqdist_to_segments,
 )
+from skonline.manifold._row_memory import VERTEX_TOL
 
 
 def cubic_stream(n=100, sigma=0.1, seed=0):

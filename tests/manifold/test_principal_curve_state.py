@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skonline import SequentialPrincipalCurve
 from skonline.manifold._lattice import local_grid
-from skonline.manifold._principal_curve import CurveParams, CurveState, curve_pass
+from skonline.manifold._principal_curve_kernels import CurveParams, CurveState, curve_pass
 
 EPS = np.finfo(np.float64).eps
 
