@@ -123,7 +123,7 @@ class PrefixCurve(TransformerMixin, BaseEstimator):
         self.df = df
 
     def partial_fit(self, X, y=None):
-        from skonline.manifold._hastie_stuetzle import hastie_stuetzle_curve
+        from skonline.manifold import hastie_stuetzle_curve
 
         X = np.asarray(X, dtype=np.float64)
         self.rows_ = X if not hasattr(self, "rows_") else np.vstack([self.rows_, X])

@@ -22,7 +22,7 @@ One process, i.i.d. streams of the noisy 2-D cubic of Guedj & Li's Table 1
    setting the issue measured (the paper's objective, ``lattice_spacing=0.1``,
    a window of 1000 rows).
 3. Refit-per-arrival baseline: one batch Hastie–Stuetzle fit (princurve's
-   defaults, the private ``skonline.manifold._hastie_stuetzle``) on the first
+   defaults, ``skonline.manifold.hastie_stuetzle_curve``) on the first
    t rows, best of ``--repeats``, against one slpc update at t.
 4. Quality: mean squared distance of 5000 fresh points to the final curve,
    and its length, for the defaults, the paper's objective and the batch curve.
@@ -55,8 +55,12 @@ from _common import (
 )
 
 from skonline.datasets import make_curve_stream
-from skonline.manifold import SequentialPrincipalCurve, _principal_curve_kernels
-from skonline.manifold._hastie_stuetzle import curve_length, hastie_stuetzle_curve
+from skonline.manifold import (
+    SequentialPrincipalCurve,
+    _principal_curve_kernels,
+    hastie_stuetzle_curve,
+)
+from skonline.manifold._hastie_stuetzle import curve_length
 from skonline.manifold._polyline import project_to_polyline
 
 # the NumPy kernel the compiled step replaced lives with the tests, as their reference

@@ -260,7 +260,8 @@ def _outside(V, X):
 
 def curve_shapes(task, n_orders, seed):
     """The final curves: length over the batch HS curve's, and the farthest vertex outside."""
-    from skonline.manifold._hastie_stuetzle import curve_length, hastie_stuetzle_curve
+    from skonline.manifold import hastie_stuetzle_curve
+    from skonline.manifold._hastie_stuetzle import curve_length
 
     names = [n for n, (kind, est) in task.methods.items() if kind != "peer"]
     lines = [

@@ -38,7 +38,8 @@ import numpy as np
 import pytest
 
 from skonline import SequentialPrincipalCurve
-from skonline.manifold._hastie_stuetzle import hastie_stuetzle_curve, smoothing_spline_df
+from skonline.manifold import hastie_stuetzle_curve
+from skonline.manifold._hastie_stuetzle import smoothing_spline_df
 from skonline.manifold._polyline import project_to_polyline
 
 
