@@ -25,6 +25,7 @@ not R's code, so the numbers do not match princurve's to the digit.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.interpolate import BSpline
 from sklearn.utils import check_array
 
@@ -33,7 +34,7 @@ from ._polyline import arc_lengths, project_to_polyline
 __all__ = ["hastie_stuetzle_curve", "smoothing_spline_df"]
 
 
-def _penalised_basis(x, n_knots):
+def _penalised_basis(x: np.ndarray, n_knots: int) -> tuple[BSpline, np.ndarray]:
     lo, hi = float(x[0]), float(x[-1])
     inner = np.quantile(x, np.linspace(0, 1, n_knots + 2)[1:-1]) if n_knots else np.array([])
     inner = np.unique(inner[(inner > lo) & (inner < hi)])
@@ -51,7 +52,9 @@ def _penalised_basis(x, n_knots):
     return spl, omega
 
 
-def smoothing_spline_df(x, y, df=5.0, n_knots=40):
+def smoothing_spline_df(
+    x: np.ndarray, y: np.ndarray, df: float = 5.0, n_knots: int = 40
+) -> np.ndarray:
     """Fitted values of a cubic smoothing spline of ``df`` equivalent degrees of freedom.
 
     Parameters
@@ -81,7 +84,7 @@ def smoothing_spline_df(x, y, df=5.0, n_knots=40):
     BtWy = B.T @ (counts[:, None] * uy)
     scale = np.trace(BtWB) / max(np.trace(omega), 1e-300)
 
-    def trace(log_lam):
+    def trace(log_lam: float) -> float:
         A = BtWB + np.exp(log_lam) * scale * omega
         return float(np.trace(np.linalg.solve(A, BtWB)))
 
@@ -97,7 +100,7 @@ def smoothing_spline_df(x, y, df=5.0, n_knots=40):
     return spl(x) @ coef
 
 
-def _stretched(curve, stretch):
+def _stretched(curve: np.ndarray, stretch: float) -> np.ndarray:
     out = curve.copy()
     if out.shape[0] >= 2 and stretch > 0:
         out[0] = curve[0] + stretch * (curve[0] - curve[1])
@@ -105,7 +108,14 @@ def _stretched(curve, stretch):
     return out
 
 
-def hastie_stuetzle_curve(X, *, df=5.0, stretch=2.0, thresh=1e-3, maxit=10):
+def hastie_stuetzle_curve(
+    X: ArrayLike,
+    *,
+    df: float = 5.0,
+    stretch: float = 2.0,
+    thresh: float = 1e-3,
+    maxit: int = 10,
+) -> np.ndarray:
     """Batch principal curve of Hastie and Stuetzle, with R ``princurve``'s defaults.
 
     Starts from the first-principal-component line of ``X``, then alternates
@@ -170,24 +180,24 @@ def hastie_stuetzle_curve(X, *, df=5.0, stretch=2.0, thresh=1e-3, maxit=10):
     >>> bool(15.0 < length < 20.0)  # the true curve is 17.6 long
     True
     """
-    X = check_array(X, dtype=np.float64)
-    mu = X.mean(axis=0)
-    C = X - mu
-    if X.shape[0] >= 2 and np.any(C):
+    rows = check_array(X, dtype=np.float64)
+    mu = rows.mean(axis=0)
+    C = rows - mu
+    if rows.shape[0] >= 2 and np.any(C):
         u = np.linalg.svd(C, full_matrices=False)[2][0]
     else:
-        u = np.eye(X.shape[1])[0]
+        u = np.eye(rows.shape[1])[0]
     lam = C @ u
     curve = mu + np.sort(lam)[:, None] * u
-    curve = np.vstack([curve[:1], curve[-1:]]) if X.shape[0] >= 1 else curve
-    if X.shape[0] < 5 or np.ptp(lam) == 0:
+    curve = np.vstack([curve[:1], curve[-1:]]) if rows.shape[0] >= 1 else curve
+    if rows.shape[0] < 5 or np.ptp(lam) == 0:
         return _stretched(curve, stretch) if np.ptp(lam) > 0 else curve
     line = _stretched(curve, stretch)
-    dist, lam, _ = project_to_polyline(X, line)
+    dist, lam, _ = project_to_polyline(rows, line)
     total = float(dist.sum())
     for _ in range(maxit):
         order = np.argsort(lam, kind="stable")
-        fitted = smoothing_spline_df(lam, X, df=df)
+        fitted = smoothing_spline_df(lam, rows, df=df)
         curve = fitted[order]
         # drop repeated consecutive points (zero-length segments)
         keep = np.r_[True, np.any(np.diff(curve, axis=0) != 0, axis=1)]
@@ -195,7 +205,7 @@ def hastie_stuetzle_curve(X, *, df=5.0, stretch=2.0, thresh=1e-3, maxit=10):
         if curve.shape[0] < 2:
             break
         line = _stretched(curve, stretch)
-        dist, lam, _ = project_to_polyline(X, line)
+        dist, lam, _ = project_to_polyline(rows, line)
         new_total = float(dist.sum())
         if abs(total - new_total) <= thresh * max(total, 1e-300):
             total = new_total
@@ -204,6 +214,6 @@ def hastie_stuetzle_curve(X, *, df=5.0, stretch=2.0, thresh=1e-3, maxit=10):
     return line
 
 
-def curve_length(V):
+def curve_length(V: np.ndarray) -> float:
     """Length of a polyline."""
     return float(arc_lengths(V)[-1])

@@ -145,7 +145,7 @@ def score_local_candidates(
     return out[:5] + ((out[5],) if return_lengths else ()) + ((out[6],) if return_turns else ())
 
 
-def apply_candidate(V, kind, pos, g):
+def apply_candidate(V: np.ndarray, kind: int, pos: int, g: Any) -> tuple[np.ndarray, int, int, int]:
     """The vertex array after a change, and the replaced segment range.
 
     Parameters
@@ -188,7 +188,7 @@ def apply_candidate(V, kind, pos, g):
     return Vn, lo, hi, 1 if 0 < pos < k else 0
 
 
-def win_probability(a, winner):
+def win_probability(a: Any, winner: int) -> float:
     """``P(argmax_g (a_g + z_g) = winner)`` for i.i.d. ``z_g ~ Exp(1)``.
 
     The probability ``P(f̂_t = f | H_t)`` of Algorithm 3 (line 9), which the
@@ -227,7 +227,7 @@ def win_probability(a, winner):
     return float(np.clip(np.sum(np.diff(z) * 0.5 * (f[1:] + f[:-1])), 0.0, 1.0))
 
 
-def vertex_block(V, center, radius, a):
+def vertex_block(V: np.ndarray, center: np.ndarray, radius: float, a: int) -> tuple[Any, int]:
     """The block of vertices inside the local ball that may change (Section 4).
 
     The maximal run of consecutive vertices inside ``B(center, radius)`` that
@@ -264,7 +264,7 @@ def vertex_block(V, center, radius, a):
     return (first, last)
 
 
-def choose_candidate(objective, kinds, n_segments):
+def choose_candidate(objective: np.ndarray, kinds: np.ndarray, n_segments: np.ndarray) -> int:
     """The candidate of smallest objective; exact ties to fewer segments, then keep, then first.
 
     Parameters

@@ -125,15 +125,21 @@ class CurveState(OnlineState):
     spacing_fixed: bool = False
 
     @property
-    def spread(self):
+    def spread(self) -> float:
         """Root mean squared distance of the rows seen to their mean."""
         n = self.n_samples_seen
         return math.sqrt(self.sq_dev / n) if n else 0.0
 
     @property
-    def n_segments(self):
+    def n_segments(self) -> int:
         """Segments of the current curve (0 before it exists)."""
         return 0 if self.vertices is None else self.vertices.shape[0] - 1
+
+    def curve(self) -> tuple[np.ndarray, RowMemory, float]:
+        """The vertices, the row memory and the lattice step, once the curve exists."""
+        if self.vertices is None or self.memory is None or self.lattice_spacing is None:
+            raise ValueError("the curve does not exist yet")
+        return self.vertices, self.memory, self.lattice_spacing
 
 
 @dataclass(frozen=True)
@@ -164,20 +170,20 @@ class CurveParams:
 
 
 # ------------------------------------------------------------------ kernels
-def lattice_radius(state, radius):
+def lattice_radius(state: CurveState, radius: float | None) -> float:
     """``R_t``: the data's ``max ||x|| / sqrt(d)``, or ``radius`` when larger (``None``: none)."""
-    d = state.vertices.shape[1]
+    d = state.curve()[0].shape[1]
     r_t = state.max_norm / math.sqrt(d)
     return r_t if radius is None else max(float(radius), r_t)
 
 
-def loss_bound(state, radius):
+def loss_bound(state: CurveState, radius: float | None) -> float:
     """``c0 = d (2 R_t + δ)²``, the bound on one row's loss (Lemma 3), ``R_t`` from ``radius``."""
-    d = state.vertices.shape[1]
-    return d * (2.0 * lattice_radius(state, radius) + state.lattice_spacing) ** 2
+    V, _, delta = state.curve()
+    return V.shape[1] * (2.0 * lattice_radius(state, radius) + delta) ** 2
 
 
-def _perturbation_scale(state, params, c0):
+def _perturbation_scale(state: CurveState, params: CurveParams, c0: float) -> float:
     """``λ_t = 1/η_t``: the weight of the penalty and the perturbation this round.
 
     ``learning_rate="auto"``: Algorithm 2's ``c0 sqrt((e − 1) t) / sqrt(C)``
@@ -191,9 +197,9 @@ def _perturbation_scale(state, params, c0):
     multiplied by ``n / N`` (1 when every row is kept).
     """
     n_t = state.n_updates
-    delta = state.lattice_spacing
+    V, memory, delta = state.curve()
     if params.learning_rate == "auto":
-        d = state.vertices.shape[1]
+        d = V.shape[1]
         R = lattice_radius(state, params.radius)
         L = params.max_length
         if L is None:
@@ -203,21 +209,20 @@ def _perturbation_scale(state, params, c0):
     else:
         lbar = max(state.update_loss_sum / n_t, 1e-12 * delta**2)
         lam = lbar * math.sqrt(n_t) / float(params.learning_rate)
-    memory = state.memory
     if memory.n_rows < memory.n_offered:
         lam *= memory.n_rows / memory.n_offered
     return lam
 
 
-def _segment_penalty(state, params):
+def _segment_penalty(state: CurveState, params: CurveParams) -> float:
     """Penalty per segment in units of ``λ_t``; ``"auto"``: Lemma 3's ``c1``."""
     if params.penalty == "auto":
-        d = state.vertices.shape[1]
-        return theory_constants(d, params.max_segments, state.lattice_spacing, 1.0, 0.0)["c1"]
+        V, _, delta = state.curve()
+        return theory_constants(V.shape[1], params.max_segments, delta, 1.0, 0.0)["c1"]
     return float(params.penalty)
 
 
-def _track_spread(state, x):
+def _track_spread(state: CurveState, x: np.ndarray) -> None:
     """Add ``x`` to the running mean and squared deviations (Welford; in place)."""
     n = state.n_samples_seen  # rows counted so far, x included
     if state.mean is None:
@@ -227,7 +232,7 @@ def _track_spread(state, x):
     state.sq_dev += float(diff @ (x - state.mean))
 
 
-def _update_lattice_spacing(state, params, *, final):
+def _update_lattice_spacing(state: CurveState, params: CurveParams, *, final: bool) -> None:
     """Set ``δ``: the given one, or ``0.02 ×`` the rows' spread during the warm-up.
 
     The step follows the spread of the rows seen until ``_WARM_UP_ROWS`` rows
@@ -246,16 +251,18 @@ def _update_lattice_spacing(state, params, *, final):
     state.spacing_fixed = final
 
 
-def _initialise(state, params, rng):
+def _initialise(state: CurveState, params: CurveParams, rng: np.random.Generator) -> list[float]:
     """Build the first curve and the row memory from the pending rows (Alg. 3, line 2).
 
     Writes into ``state`` (the pass's own copy); returns the prequential
     losses of the initial rows, scored with the initial curve.
     """
     X0 = state.pending_rows
+    if state.lattice_spacing is None:
+        raise ValueError("the lattice step is set before the first curve")
     V = pc1_segment(X0, state.lattice_spacing)
     state.vertices = V
-    state.memory = RowMemory.empty(
+    memory = state.memory = RowMemory.empty(
         X0.shape[1],
         params.max_segments,
         max_rows=params.max_memory,
@@ -267,13 +274,13 @@ def _initialise(state, params, rng):
     for x in X0:
         dist, tau = segment_sqdist(x[None, :], V[0], V[1])
         losses.append(float(dist[0]))
-        state.memory.store(x, dist, tau, explored=False, rng=rng)
-        state.memory.settle()
+        memory.store(x, dist, tau, explored=False, rng=rng)
+        memory.settle()
         state.max_norm = max(state.max_norm, float(np.sqrt(x @ x)))
     return losses
 
 
-def _settle_bandit_round(state, params, loss, c0):
+def _settle_bandit_round(state: CurveState, params: CurveParams, loss: float, c0: float) -> bool:
     """Algorithm 3, line 9, for the row just scored; returns whether it is explored.
 
     An exploration row is stored as explored (its loss scores every later
@@ -297,7 +304,7 @@ def _settle_bandit_round(state, params, loss, c0):
     return explored
 
 
-def _length_price(state, params, w, dcur):
+def _length_price(state: CurveState, params: CurveParams, w: np.ndarray, dcur: np.ndarray) -> float:
     """Price of one unit of curve length: ``length_penalty · S(f̂) / spread``.
 
     ``S(f̂)`` is the (weighted) loss of the current curve on the stored rows
@@ -306,21 +313,29 @@ def _length_price(state, params, w, dcur):
     rows' loss by ``length_penalty`` times its current value. Both are learned
     online, so the price follows the data's scale and noise level.
     """
-    spread = max(state.spread, state.lattice_spacing)
+    spread = max(state.spread, state.curve()[2])
     return float(params.length_penalty) * float(w @ dcur) / spread
 
 
-def _candidate_demotions(state, V, kinds, pos, gidx, G):
+def _candidate_demotions(
+    state: CurveState,
+    V: np.ndarray,
+    kinds: np.ndarray,
+    pos: np.ndarray,
+    gidx: np.ndarray,
+    G: np.ndarray,
+) -> np.ndarray:
     """The accumulated demotion of each candidate curve (0 for curves never demoted)."""
+    delta = state.curve()[2]
     out = np.zeros(kinds.size)
     for i in range(kinds.size):
         g = G[gidx[i]] if gidx[i] >= 0 else None
         Vn, *_ = apply_candidate(V, int(kinds[i]), int(pos[i]), g)
-        out[i] = state.demotion.get(curve_key(Vn, state.lattice_spacing), 0.0)
+        out[i] = state.demotion.get(curve_key(Vn, delta), 0.0)
     return out
 
 
-def _step(state, params, x):
+def _step(state: CurveState, params: CurveParams, x: np.ndarray) -> float:
     """One round of the practical Algorithm 3: score ``x``, then update the curve around it.
 
     Writes into ``state`` (the pass's own copy) and returns the prequential
@@ -329,9 +344,8 @@ def _step(state, params, x):
     (exploration rounds), the sampled grid (large local balls), one Exp(1)
     per candidate.
     """
-    V = state.vertices
+    V, memory, _ = state.curve()
     k = V.shape[0] - 1
-    memory = state.memory
     # 1. prequential loss with the current curve
     dist = np.empty((1, k))
     tau = np.empty((1, k))
@@ -355,20 +369,20 @@ def _step(state, params, x):
     return loss
 
 
-def _replays(state, params):
+def _replays(state: CurveState, params: CurveParams) -> int:
     """Extra local moves after the ``t``-th row: ``warm_up_moves`` while ``t ≤ 50``."""
     if params.bandit or state.n_updates > _WARM_UP_ROWS:
         return 0
     return int(params.warm_up_moves)
 
 
-def _local_move(state, params, anchor, explore, c0):
+def _local_move(
+    state: CurveState, params: CurveParams, anchor: int, explore: bool, c0: float
+) -> None:
     """Steps 3-7 of a round: the local candidates around ``anchor``, the choice, the move."""
-    V = state.vertices
+    V, memory, delta = state.curve()
     k = V.shape[0] - 1
     d = V.shape[1]
-    delta = state.lattice_spacing
-    memory = state.memory
     n = memory.n_rows
     Xm = memory.rows[:n]
     amin = memory.nearest[:n]
@@ -416,7 +430,7 @@ def _local_move(state, params, anchor, explore, c0):
     z = state.rng.exponential(size=kinds.size)
     obj = dloss + lam * (pen * nseg - z)
     # the prices (extensions of the paper's objective), relative to keeping the curve
-    price_term = 0.0
+    price_term: float | np.ndarray = 0.0
     if use_len:
         price_term = _length_price(state, params, w, dcur) * (extra[0] - extra[0][0])
     if use_turns:
@@ -439,7 +453,9 @@ def _local_move(state, params, anchor, explore, c0):
         state.vertices = V_new
 
 
-def curve_pass(state, X, params, *, finish=False):
+def curve_pass(
+    state: CurveState, X: np.ndarray, params: CurveParams, *, finish: bool = False
+) -> tuple[CurveState, np.ndarray]:
     """Learn from the rows of ``X`` in order; a pure kernel.
 
     Each row is scored with the current curve (its prequential loss), then
@@ -502,6 +518,6 @@ def curve_pass(state, X, params, *, finish=False):
     return state, np.asarray(losses, dtype=np.float64)
 
 
-def penalised_score(msd, length, spread, delta):
+def penalised_score(msd: float, length: float, spread: float, delta: float) -> float:
     """``−log((msd + δ²) (1 + length / spread)²)``, the criterion of ``score``."""
     return -(math.log(msd + delta * delta) + 2.0 * math.log1p(length / max(spread, delta)))
