@@ -123,7 +123,7 @@ class PrefixCurve(TransformerMixin, BaseEstimator):
         self.df = df
 
     def partial_fit(self, X, y=None):
-        from skonline.manifold._hastie_stuetzle import hastie_stuetzle_curve
+        from skonline.manifold import hastie_stuetzle_curve
 
         X = np.asarray(X, dtype=np.float64)
         self.rows_ = X if not hasattr(self, "rows_") else np.vstack([self.rows_, X])
@@ -134,12 +134,12 @@ class PrefixCurve(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        from skonline.utils._polyline import project_to_polyline
+        from skonline.manifold._polyline import project_to_polyline
 
         return project_to_polyline(np.asarray(X, dtype=np.float64), self.vertices_)[1][:, None]
 
     def inverse_transform(self, X):
-        from skonline.utils._polyline import point_at_arc_length
+        from skonline.manifold._polyline import point_at_arc_length
 
         return point_at_arc_length(self.vertices_, np.asarray(X)[:, 0])
 

@@ -14,15 +14,15 @@ One process, i.i.d. streams of the noisy 2-D cubic of Guedj & Li's Table 1
    1000 rows) against the rows seen, per block of 1000 rows, median over
    ``--repeats`` fresh runs; the ratio of the last block to the first
    (target: at most 1.5).
-2. The compiled step against the NumPy kernel it replaced
-   (``skonline.manifold._local_search.USE_COMPILED``), at ``max_memory=1000``:
+2. The compiled step against the NumPy kernel it replaced (the reference in
+   ``tests/manifold/_local_search_reference.py``), at ``max_memory=1000``:
    from the same state after ``warm`` rows, the next ``timed`` rows with one
    kernel, then with the other, interleaved over ``--repeats`` rounds; median
    per-round ratio (target: at least 3). Two settings: the defaults, and the
    setting the issue measured (the paper's objective, ``lattice_spacing=0.1``,
    a window of 1000 rows).
 3. Refit-per-arrival baseline: one batch Hastie–Stuetzle fit (princurve's
-   defaults, the private ``skonline.manifold._hastie_stuetzle``) on the first
+   defaults, ``skonline.manifold.hastie_stuetzle_curve``) on the first
    t rows, best of ``--repeats``, against one slpc update at t.
 4. Quality: mean squared distance of 5000 fresh points to the final curve,
    and its length, for the defaults, the paper's objective and the batch curve.
@@ -33,8 +33,11 @@ Nothing is asserted.
 from __future__ import annotations
 
 import pickle
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
+from unittest import mock
 
 import numpy as np
 from _common import (
@@ -52,18 +55,28 @@ from _common import (
 )
 
 from skonline.datasets import make_curve_stream
-from skonline.manifold import SequentialPrincipalCurve, _local_search
-from skonline.manifold._hastie_stuetzle import curve_length, hastie_stuetzle_curve
-from skonline.utils._polyline import project_to_polyline
+from skonline.manifold import (
+    SequentialPrincipalCurve,
+    _principal_curve_kernels,
+    hastie_stuetzle_curve,
+)
+from skonline.manifold._hastie_stuetzle import curve_length
+from skonline.manifold._polyline import project_to_polyline
+
+# the NumPy kernel the compiled step replaced lives with the tests, as their reference
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.manifold._local_search_reference import score_local_candidates_reference
 
 MEASURED_MODULES = [
     "skonline.manifold._principal_curve",
+    "skonline.manifold._principal_curve_kernels",
     "skonline.manifold._lattice",
     "skonline.manifold._local_search",
+    "tests.manifold._local_search_reference",
     "skonline.manifold._row_memory",
     "skonline.manifold._curve_fast",
     "skonline.manifold._hastie_stuetzle",
-    "skonline.utils._polyline",
+    "skonline.manifold._polyline",
 ]
 
 #: The paper's Algorithm 3 (its practical version): every extension of the defaults off.
@@ -126,19 +139,17 @@ def kernel_ratio(X, cfg, params, repeats):
     est = SequentialPrincipalCurve(random_state=0, **params).fit(X[: cfg.warm])
     frozen = pickle.dumps(est)
     batch = X[cfg.warm : cfg.warm + cfg.timed]
+    compiled = _principal_curve_kernels.score_local_candidates
     rounds = []
-    try:
-        for _ in range(repeats):
-            out = {}
-            for compiled in (True, False):  # interleaved: one of each per round
-                _local_search.USE_COMPILED = compiled
+    for _ in range(repeats):
+        out = {}
+        for kernel in (compiled, score_local_candidates_reference):  # one of each per round
+            with mock.patch.object(_principal_curve_kernels, "score_local_candidates", kernel):
                 trial = pickle.loads(frozen)
                 tic = time.perf_counter()
                 trial.partial_fit(batch)
-                out[compiled] = 1e3 * (time.perf_counter() - tic) / cfg.timed
-            rounds.append((out[True], out[False]))
-    finally:
-        _local_search.USE_COMPILED = True
+                out[kernel is compiled] = 1e3 * (time.perf_counter() - tic) / cfg.timed
+        rounds.append((out[True], out[False]))
     rounds = np.array(rounds)
     return (
         float(np.median(rounds[:, 0])),

@@ -66,6 +66,7 @@ MEASURED_MODULES = [
     "skonline.decomposition._frequent_directions",
     "skonline.decomposition._online_pca",
     "skonline.manifold._principal_curve",
+    "skonline.manifold._principal_curve_kernels",
     "skonline.evaluation._prequential",
 ]
 
@@ -251,7 +252,7 @@ def curve_methods():
 
 def _outside(V, X):
     """Largest distance of a vertex to the convex hull of ``X``, over the box's diagonal."""
-    from skonline.utils._polyline import distance_outside_hull
+    from skonline.manifold._polyline import distance_outside_hull
 
     gap = distance_outside_hull(V, X)
     return float(gap.max() / np.linalg.norm(X.max(axis=0) - X.min(axis=0)))
@@ -259,7 +260,8 @@ def _outside(V, X):
 
 def curve_shapes(task, n_orders, seed):
     """The final curves: length over the batch HS curve's, and the farthest vertex outside."""
-    from skonline.manifold._hastie_stuetzle import curve_length, hastie_stuetzle_curve
+    from skonline.manifold import hastie_stuetzle_curve
+    from skonline.manifold._hastie_stuetzle import curve_length
 
     names = [n for n, (kind, est) in task.methods.items() if kind != "peer"]
     lines = [

@@ -13,7 +13,7 @@ used to update it.
 This example streams two clouds in random order, with the estimator's
 defaults, and draws the curve next to a batch principal curve
 (Hastie & Stuetzle's, as R's ``princurve`` computes it) fitted on all the
-points at once:
+points at once (:func:`~skonline.manifold.hastie_stuetzle_curve`):
 
 * the paper's synthetic 2-D curve ``y = 0.05 (x − 5)³`` with Gaussian noise
   (true length 17.6);
@@ -35,8 +35,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from skonline.datasets import make_curve_stream
-from skonline.manifold import SequentialPrincipalCurve
-from skonline.manifold._hastie_stuetzle import hastie_stuetzle_curve
+from skonline.manifold import SequentialPrincipalCurve, hastie_stuetzle_curve
 
 X, _ = make_curve_stream(1000, kind="cubic", noise=0.1, random_state=0)
 batch_curve = hastie_stuetzle_curve(X)

@@ -19,7 +19,7 @@ generates the candidates of a round in that order and computes, for each:
 Also: the squared distances of rows to segments (the caches of
 :class:`~skonline.manifold._row_memory.RowMemory`). Plain C loops over
 float64 with float64 accumulators; the arithmetic of one distance is that of
-:func:`~skonline.manifold._local_search.fan_sqdist`.
+``fan_sqdist`` of the NumPy reference in ``tests/manifold/_local_search_reference.py``.
 """
 
 from libc.math cimport INFINITY, sqrt
@@ -179,12 +179,35 @@ def segments_sqdist(const double[:, ::1] X, const double[:, ::1] V, int lo, int 
                                             &tau_out[r, i])
 
 
+cdef class StoredRows:
+    """The stored rows a round scores its candidates on, with their caches.
+
+    ``X`` (n, d): the rows; ``w`` (n,): their weights (0: not scored);
+    ``D`` (n, k): their squared distances to the segments of the current
+    curve; ``dcur`` (n,): the row minima of ``D``; ``amin`` (n,): the (lowest)
+    arg-minima of ``D``, the Voronoi labels.
+    """
+
+    cdef const double[:, ::1] X
+    cdef const double[::1] w
+    cdef const double[:, :] D
+    cdef const double[::1] dcur
+    cdef const cnp.int64_t[::1] amin
+
+    def __init__(self, const double[:, ::1] X, const double[::1] w, const double[:, :] D,
+                 const double[::1] dcur, const cnp.int64_t[::1] amin):
+        cdef Py_ssize_t n = X.shape[0]
+        if w.shape[0] != n or D.shape[0] != n or dcur.shape[0] != n or amin.shape[0] != n:
+            raise ValueError("the stored rows and their caches differ in length")
+        self.X = X
+        self.w = w
+        self.D = D
+        self.dcur = dcur
+        self.amin = amin
+
+
 def local_candidates(
-    const double[:, ::1] X,
-    const double[::1] w,
-    const double[:, :] D,
-    const double[::1] dcur,
-    const cnp.int64_t[::1] amin,
+    StoredRows rows,
     const double[:, ::1] V,
     const double[:, ::1] G,
     const double[::1] center,
@@ -198,10 +221,16 @@ def local_candidates(
 ):
     """The candidates of one round, in generation order, with their loss change, length, turns.
 
+    ``rows``: the stored rows and their caches against the segments of ``V``.
     The block is ``first .. last`` (``first < 0``: empty block, a grid point
     may be inserted at ``empty_pos`` only). ``max_length < 0``: no cap.
     Returns ``(kind, pos, gidx, delta_loss, n_segments, length, turn_change)``.
     """
+    cdef const double[:, ::1] X = rows.X
+    cdef const double[::1] w = rows.w
+    cdef const double[:, :] D = rows.D
+    cdef const double[::1] dcur = rows.dcur
+    cdef const cnp.int64_t[::1] amin = rows.amin
     cdef int n = X.shape[0], d = X.shape[1], m = G.shape[0]
     cdef int k = V.shape[0] - 1
     cdef int nf = 0, f, j, l, q, r, g, c, e, i, nu = 0

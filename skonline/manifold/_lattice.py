@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 from scipy.spatial.distance import pdist
@@ -43,7 +44,7 @@ _SPACING_FACTOR = 0.02
 _KEY_DECIMALS = 9
 
 
-def ball_log_volume(d):
+def ball_log_volume(d: int) -> float:
     """``log V_d``, the log-volume of the unit ball of ``R^d``.
 
     Parameters
@@ -58,7 +59,7 @@ def ball_log_volume(d):
     return 0.5 * d * math.log(math.pi) - float(gammaln(0.5 * d + 1.0))
 
 
-def theory_constants(d, p, delta, R, L):
+def theory_constants(d: int, p: int, delta: float, R: float, L: float) -> dict[str, float]:
     """The constants ``c0, c1, c2, c3`` of Lemma 3 and ``C = c1 p + c2 L + c3``.
 
     ``c0 = d (2R + δ)²`` bounds the loss of a row in ``B(0, sqrt(d) R)``;
@@ -90,7 +91,7 @@ def theory_constants(d, p, delta, R, L):
     return {"c0": c0, "c1": c1, "c2": c2, "c3": c3, "C": c1 * p + c2 * L + c3}
 
 
-def default_lattice_spacing(spread, *, warn=True):
+def default_lattice_spacing(spread: float, *, warn: bool = True) -> float:
     """``0.02 × spread``, the lattice step of the data's scale.
 
     ``spread`` is the root mean squared distance of the rows to their mean.
@@ -122,7 +123,7 @@ def default_lattice_spacing(spread, *, warn=True):
     return 1.0
 
 
-def pc1_segment(X0, delta):
+def pc1_segment(X0: np.ndarray, delta: float) -> np.ndarray:
     """The initial curve: the first-principal-component segment of ``X0`` (Alg. 3, line 2).
 
     The two vertices are the extreme projections of the rows onto the PC1 line
@@ -157,7 +158,7 @@ def pc1_segment(X0, delta):
     return np.vstack([mu - e1, mu + e1])
 
 
-def point_set_diameter(P):
+def point_set_diameter(P: np.ndarray) -> float:
     """Diameter ``D(M) = sup ||x − y||`` of a point set (the radius of the local grid).
 
     Exact up to 500 points, in 1-D, and in 2-D (through the convex hull).
@@ -192,12 +193,20 @@ def point_set_diameter(P):
     return 2.0 * float(np.sqrt(np.max(np.sum(np.square(P - center), axis=1))))
 
 
-def _round_to_lattice(Y):
+def _round_to_lattice(Y: np.ndarray) -> np.ndarray:
     """Nearest whole numbers, in float64 (``-0.0`` becomes ``0.0``)."""
     return np.round(Y) + 0.0
 
 
-def local_grid(center, radius, delta, ball_radius, anchors, max_points, rng):
+def local_grid(
+    center: np.ndarray,
+    radius: float,
+    delta: float,
+    ball_radius: float | None,
+    anchors: Any,
+    max_points: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Lattice points of the local grid ``Q_{δ,t}`` (Section 4).
 
     The points of ``δ Z^d`` in ``B(center, radius) ∩ B(0, ball_radius)``,
@@ -260,7 +269,7 @@ def local_grid(center, radius, delta, ball_radius, anchors, max_points, rng):
     return np.unique(coords * delta, axis=0)
 
 
-def curve_key(V, delta):
+def curve_key(V: np.ndarray, delta: float) -> bytes:
     """A hashable key of a curve: its vertices in lattice units, rounded to 1e-9.
 
     Rounded in floating point, so curves far from the origin keep distinct

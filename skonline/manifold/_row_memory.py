@@ -38,7 +38,7 @@ VERTEX_TOL = 1e-9
 _MIN_CAPACITY = 16
 
 
-def neighbourhood_mask(amin, tau, a):
+def neighbourhood_mask(amin: np.ndarray, tau: np.ndarray, a: int) -> np.ndarray:
     """Rows in the Voronoi neighbourhood ``S_{a-1} ∪ V_a ∪ S_a ∪ V_{a+1} ∪ S_{a+1}``.
 
     The neighbourhood ``N(x)`` of Section 4 for a row ``x`` that projects on
@@ -66,7 +66,7 @@ def neighbourhood_mask(amin, tau, a):
     return np.where(interior, np.abs(amin - a) <= 1, (vertex == a) | (vertex == a + 1))
 
 
-def projection_segment(amin, tau):
+def projection_segment(amin: int, tau: float) -> int:
     """The segment a row projects on, for its neighbourhood (Section 4).
 
     Its nearest segment when the projection is inside it; when the projection
@@ -142,7 +142,15 @@ class RowMemory:
     transient: bool = False
 
     @classmethod
-    def empty(cls, n_features, max_segments, *, max_rows=None, policy="reservoir", expected_rows=0):
+    def empty(
+        cls,
+        n_features: int,
+        max_segments: int,
+        *,
+        max_rows: int | None = None,
+        policy: str = "reservoir",
+        expected_rows: int = 0,
+    ) -> RowMemory:
         """An empty memory for curves of at most ``max_segments`` segments.
 
         Parameters
@@ -181,7 +189,7 @@ class RowMemory:
 
     _ARRAYS = ("rows", "sqdist", "tau", "nearest", "nearest_sqdist", "explored")
 
-    def _grow(self):
+    def _grow(self) -> None:
         """Double the capacity (the memory without a window)."""
         capacity = self.rows.shape[0]
         for name in self._ARRAYS:
@@ -190,7 +198,14 @@ class RowMemory:
             new[:capacity] = old
             setattr(self, name, new)
 
-    def store(self, x, dist, tau, explored, rng=None):
+    def store(
+        self,
+        x: np.ndarray,
+        dist: np.ndarray,
+        tau: np.ndarray,
+        explored: bool,
+        rng: np.random.Generator | None = None,
+    ) -> int:
         """Store a row with its distances to the ``k`` segments (in place).
 
         Parameters
@@ -223,6 +238,8 @@ class RowMemory:
             slot = self.next_slot
             self.next_slot = (self.next_slot + 1) % self.max_rows
         else:  # Algorithm R: kept with probability max_rows / n_offered
+            if rng is None:
+                raise ValueError("a full reservoir draws its slot: pass rng")
             slot = int(rng.integers(self.n_offered))
             if slot >= self.max_rows:
                 slot = self.max_rows
@@ -238,13 +255,13 @@ class RowMemory:
         self.explored[slot] = explored
         return slot
 
-    def settle(self):
+    def settle(self) -> None:
         """Drop a row of the scratch slot after its step (in place)."""
         if self.transient and self.max_rows is not None:
             self.n_rows = self.max_rows
             self.transient = False
 
-    def replace_segments(self, V_new, k, lo, hi, m):
+    def replace_segments(self, V_new: np.ndarray, k: int, lo: int, hi: int, m: int) -> None:
         """Update the caches after segments ``lo..hi-1`` became ``m`` new ones (in place).
 
         Only the columns of the new segments are computed; the nearest
@@ -284,7 +301,7 @@ class RowMemory:
             amin[idx] = j
             dcur[idx] = D[idx, j]
 
-    def nearest_tau(self):
+    def nearest_tau(self) -> np.ndarray:
         """Projection parameter of each stored row on its nearest segment.
 
         Returns

@@ -11,14 +11,17 @@ from scipy.spatial.distance import pdist
 from sklearn.exceptions import NotFittedError
 
 from skonline import SequentialPrincipalCurve
+from skonline.manifold import _principal_curve_kernels
 from skonline.manifold._lattice import curve_key, local_grid, pc1_segment, theory_constants
-from skonline.manifold._local_search import fan_sqdist, score_local_candidates, win_probability
-from skonline.manifold._row_memory import VERTEX_TOL
-from skonline.utils._polyline import (
+from skonline.manifold._local_search import score_local_candidates, win_probability
+from skonline.manifold._polyline import (
     point_at_arc_length,
     project_to_polyline,
     sqdist_to_segments,
 )
+from skonline.manifold._row_memory import VERTEX_TOL
+
+from ._local_search_reference import fan_sqdist, score_local_candidates_reference
 
 
 def cubic_stream(n=100, sigma=0.1, seed=0):
@@ -102,10 +105,9 @@ class TextbookSLPC:
         max_memory=None,
         memory_policy="reservoir",
     ):
-        # the paper's epsilon, eta and beta
-        self.delta, self.p, self.eps, self.eta, self.pen = (
-            delta, p, exploration, learning_rate, penalty
-        )  # fmt: skip
+        # the paper's delta, p, epsilon, eta and the penalty per segment
+        self.delta, self.p, self.pen = delta, p, penalty
+        self.eps, self.eta = exploration, learning_rate
         self.max_grid = max_grid
         self.rng = np.random.default_rng(seed)
         self.rows, self.V, self.losses, self.curves = [], None, [], []
@@ -692,16 +694,8 @@ def test_fan_sqdist_matches_definition():
         np.testing.assert_allclose(D[:, j], brute_loss(np.vstack([P, g]), X), rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
-@pytest.mark.parametrize("block", [(1, 3), (0, 1), (4, 5), ("empty", 2)])
-def test_candidate_scores_equal_brute_force_differences(block, compiled):
-    """Every candidate's loss change (weighted, with exact pruning), length and turn change
-    equal the definition, for the compiled kernel and the NumPy one.
-
-    Tolerance: each squared distance is a few float64 operations on numbers of
-    its size, and a loss change sums ``n`` of them, so its error is within
-    ``10 n eps`` of the sum of the magnitudes involved.
-    """
+def _candidate_problem():
+    """A curve, rows near it with weights 0, 1, 2, their caches and a local grid."""
     rng = np.random.default_rng(1)
     V = np.array([[0.0, 0.0], [1.0, 0.6], [2.0, 0.4], [3.0, 1.2], [4.0, 0.9], [5.0, 1.5]])
     t = rng.uniform(0.0, 5.0, 150)
@@ -712,10 +706,38 @@ def test_candidate_scores_equal_brute_force_differences(block, compiled):
     center = np.array([2.1, 0.7])
     G = np.round((center + 0.8 * rng.standard_normal((40, 2))) / 0.1) * 0.1
     G = np.unique(np.vstack([G, V[2]]), axis=0)  # V[2]: a duplicate and zero-length tip
-    kinds, pos, gidx, dloss, nseg, lens, turns = score_local_candidates(
-        X, w, D, dcur, amin, V, block, G, can_insert=True, can_delete=True, center=center,
-        return_lengths=True, return_turns=True, compiled=compiled,
-    )  # fmt: skip
+    return X, w, D, dcur, amin, V, G, center
+
+
+KERNELS = {"compiled": score_local_candidates, "numpy": score_local_candidates_reference}
+
+
+@pytest.mark.parametrize("kernel", list(KERNELS))
+@pytest.mark.parametrize("block", [(1, 3), (0, 1), (4, 5), ("empty", 2)])
+def test_candidate_scores_equal_brute_force_differences(block, kernel):
+    """Every candidate's loss change (weighted, with exact pruning), length and turn change
+    equal the definition, for the compiled kernel and its NumPy reference.
+
+    Tolerance: each squared distance is a few float64 operations on numbers of
+    its size, and a loss change sums ``n`` of them, so its error is within
+    ``10 n eps`` of the sum of the magnitudes involved.
+    """
+    X, w, D, dcur, amin, V, G, center = _candidate_problem()
+    kinds, pos, gidx, dloss, nseg, lens, turns = KERNELS[kernel](
+        X,
+        w,
+        D,
+        dcur,
+        amin,
+        V,
+        block,
+        G,
+        can_insert=True,
+        can_delete=True,
+        center=center,
+        return_lengths=True,
+        return_turns=True,
+    )
     base = brute_loss(V, X) @ w
     eps = np.finfo(np.float64).eps
     seen = set()
@@ -748,6 +770,45 @@ def test_candidate_scores_equal_brute_force_differences(block, compiled):
     assert set(pos[kinds == 2]) == set(inserts)
     assert set(pos[kinds == 3]) == set(moves)
     assert np.sum(kinds == 0) == 1
+
+
+@pytest.mark.parametrize("max_length", [None, 7.0])
+@pytest.mark.parametrize("block", [(1, 3), (0, 1), (4, 5), ("empty", 2), (0, 5)])
+def test_compiled_candidates_equal_the_numpy_reference(block, max_length):
+    """The compiled kernel gives the NumPy reference's candidates, in its order, and scores."""
+    X, w, D, dcur, amin, V, G, center = _candidate_problem()
+    args = (X, w, D, dcur, amin, V, block, G)
+    kw = dict(can_insert=True, can_delete=True, center=center, max_length=max_length)
+    fast = score_local_candidates(*args, **kw, return_lengths=True, return_turns=True)
+    ref = score_local_candidates_reference(*args, **kw, return_lengths=True, return_turns=True)
+    for a, b in zip(fast[:3] + fast[4:5], ref[:3] + ref[4:5], strict=True):
+        np.testing.assert_array_equal(a, b)
+    scale = float(w @ dcur)
+    np.testing.assert_allclose(fast[3], ref[3], rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(fast[5], ref[5], rtol=1e-13)
+    np.testing.assert_allclose(fast[6], ref[6], rtol=0, atol=1e-13)
+    # without the optional outputs, the same first five arrays
+    short = score_local_candidates(*args, **kw)
+    assert len(short) == 5
+    for a, b in zip(short, fast[:5], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "params", [{}, dict(max_memory=100, memory_policy="window", turn_penalty=0.0)]
+)
+def test_the_pass_with_the_numpy_reference_learns_the_same_curve(monkeypatch, params):
+    """The whole pass, with the reference in place of the compiled kernel: the same curve."""
+    rng = np.random.default_rng(4)
+    u = rng.uniform(0.0, 10.0, 200)
+    X = np.c_[u, 0.05 * (u - 5.0) ** 3] + 0.1 * rng.standard_normal((200, 2))
+    fast = SequentialPrincipalCurve(random_state=0, **params).fit(X)
+    monkeypatch.setattr(
+        _principal_curve_kernels, "score_local_candidates", score_local_candidates_reference
+    )
+    ref = SequentialPrincipalCurve(random_state=0, **params).fit(X)
+    np.testing.assert_array_equal(ref.vertices_, fast.vertices_)
+    assert ref.cumulative_loss_ == fast.cumulative_loss_
 
 
 def test_local_grid_enumeration_and_sampling():

@@ -24,8 +24,9 @@ from sklearn.model_selection import GridSearchCV, KFold
 from skonline import SequentialPrincipalCurve
 from skonline.datasets import make_curve_stream
 from skonline.evaluation import prequential_score
-from skonline.manifold._hastie_stuetzle import curve_length, hastie_stuetzle_curve
-from skonline.utils._polyline import distance_outside_hull, project_to_polyline
+from skonline.manifold import hastie_stuetzle_curve
+from skonline.manifold._hastie_stuetzle import curve_length
+from skonline.manifold._polyline import distance_outside_hull, project_to_polyline
 
 TRUE_LENGTH = 17.6  # the cubic (u, 0.05 (u - 5)^3), u in [0, 10]
 PAPER = dict(

@@ -38,8 +38,9 @@ import numpy as np
 import pytest
 
 from skonline import SequentialPrincipalCurve
-from skonline.manifold._hastie_stuetzle import hastie_stuetzle_curve, smoothing_spline_df
-from skonline.utils._polyline import project_to_polyline
+from skonline.manifold import hastie_stuetzle_curve
+from skonline.manifold._hastie_stuetzle import smoothing_spline_df
+from skonline.manifold._polyline import project_to_polyline
 
 
 def cubic_data(T=100, sigma=0.1, seed=0):

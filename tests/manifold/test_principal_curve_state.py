@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skonline import SequentialPrincipalCurve
 from skonline.manifold._lattice import local_grid
-from skonline.manifold._principal_curve import CurveParams, CurveState, curve_pass
+from skonline.manifold._principal_curve_kernels import CurveParams, CurveState, curve_pass
 
 EPS = np.finfo(np.float64).eps
 
@@ -105,6 +105,19 @@ def test_a_generator_is_copied_not_advanced():
         lattice_spacing=0.1, random_state=np.random.default_rng(3), exploration=0.5
     ).fit(X)
     np.testing.assert_array_equal(a.vertices_, seeded.vertices_)
+
+
+def test_radius_is_live_and_read_from_the_last_committed_call():
+    """``set_params(radius=...)`` changes ``radius_``/``c0_`` only after the next update."""
+    X = cubic_stream(80)
+    est = SequentialPrincipalCurve(random_state=0).fit(X[:60])
+    radius, c0 = est.radius_, est.c0_
+    assert radius < 100.0
+    est.set_params(radius=100.0)
+    assert (est.radius_, est.c0_) == (radius, c0)
+    est.partial_fit(X[60:])
+    assert est.radius_ == 100.0
+    assert est.c0_ == 2 * (2 * 100.0 + est.lattice_spacing_) ** 2
 
 
 def test_frozen_parameters_give_one_message():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from skonline.manifold._lattice import theory_constants
-from skonline.utils._polyline import sqdist_to_segments
+from skonline.manifold._polyline import sqdist_to_segments
 
 D, DELTA, R = 2, 1.0, 2.0
 

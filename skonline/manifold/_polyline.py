@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 
-def segment_sqdist(X, a, b):
+def segment_sqdist(X: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Squared distances and parameters of the rows of ``X`` to the segment ``[a, b]``.
 
     Parameters
@@ -53,7 +53,7 @@ def segment_sqdist(X, a, b):
     return np.einsum("ij,ij->i", diff, diff), tau
 
 
-def sqdist_to_segments(X, V):
+def sqdist_to_segments(X: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Squared distance (and parameter) of every row of ``X`` to every segment of ``V``.
 
     Returns
@@ -70,13 +70,13 @@ def sqdist_to_segments(X, V):
     return dist, tau
 
 
-def arc_lengths(V):
+def arc_lengths(V: np.ndarray) -> np.ndarray:
     """Cumulative arc length at each vertex, starting at 0 (shape ``(k + 1,)``)."""
     seg = np.sqrt(np.sum(np.square(np.diff(V, axis=0)), axis=1))
     return np.concatenate([[0.0], np.cumsum(seg)])
 
 
-def project_to_polyline(X, V):
+def project_to_polyline(X: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Project the rows of ``X`` onto the polygonal line ``V``.
 
     Returns
@@ -102,7 +102,7 @@ def project_to_polyline(X, V):
     return dmin, s_masked[rows, best], points
 
 
-def point_at_arc_length(V, s):
+def point_at_arc_length(V: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Points of the polygonal line ``V`` at arc lengths ``s`` (clipped to the line).
 
     Parameters
@@ -125,7 +125,7 @@ def point_at_arc_length(V, s):
     return (1.0 - t)[:, None] * V[i] + t[:, None] * V[i + 1]
 
 
-def distance_outside_hull(P, X):
+def distance_outside_hull(P: np.ndarray, X: np.ndarray) -> np.ndarray:
     """Distance of each point of ``P`` to the convex hull of the 2-D rows ``X`` (0 inside).
 
     Parameters
