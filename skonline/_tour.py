@@ -28,8 +28,7 @@ from .decomposition import (
 )
 from .evaluation import best_fixed_projection_losses, prequential_score
 from .linear_model import RFDSONClassifier, ScaleInvariantClassifier
-from .manifold import SequentialPrincipalCurve
-from .manifold._hastie_stuetzle import hastie_stuetzle_curve
+from .manifold import SequentialPrincipalCurve, hastie_stuetzle_curve
 from .manifold._polyline import project_to_polyline
 
 BATCH = 100

@@ -92,7 +92,7 @@ def _class_cases():
 
 
 def _function_cases():
-    for module in (evaluation, datasets, estimator_checks):
+    for module in (evaluation, datasets, manifold, estimator_checks):
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isfunction(obj):

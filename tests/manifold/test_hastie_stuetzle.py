@@ -1,22 +1,10 @@
-"""The public batch principal curve: its docstring, its input validation, its API entry."""
+"""The public batch principal curve: its input validation and its API entry (its docstring is
+validated with every public function's, in ``tests/test_docstrings.py``)."""
 
 import numpy as np
 import pytest
 
-from skonline import manifold
 from skonline.manifold import hastie_stuetzle_curve
-
-from ..test_docstrings import IGNORED_EVERYWHERE, IGNORED_FOR_FUNCTIONS, _errors
-
-
-@pytest.mark.parametrize("name", [n for n in manifold.__all__ if n[0].islower()])
-def test_public_function_docstrings(name):
-    """numpydoc validation, with the rules ``tests/test_docstrings.py`` applies to functions."""
-    function = getattr(manifold, name)
-    problems = _errors(
-        f"{function.__module__}.{function.__name__}", IGNORED_EVERYWHERE | IGNORED_FOR_FUNCTIONS
-    )
-    assert problems is None, problems
 
 
 def test_rejects_non_finite_rows():
