@@ -126,15 +126,54 @@ def shrink_squares(const double[::1] lam, ShrinkRule rule):
     return kept, delta
 
 
+cdef struct GramWork:
+    # The work space of one compaction of a ``cap x d`` buffer through its Gram matrix.
+    double* G        # cap x cap: the Gram matrix, then its eigenvectors
+    double* w        # cap: its eigenvalues (ascending)
+    double* work     # dsyevd's work space
+    int lwork
+    int* iwork
+    int liwork
+    double* lam      # cap: the squared singular values, descending
+    double* kept     # cap: the kept values after the shrink
+    double* W        # cap x cap: the rotation onto the kept directions
+    double* rows     # cap x d: the new rows
+
+
+cdef int gram_work_alloc(GramWork* ws, int cap, int d) noexcept nogil:
+    """Size every buffer of ``ws`` from the buffer's shape; 0, or -1 when out of memory."""
+    ws.lwork = 1 + 6 * cap + 2 * cap * cap
+    ws.liwork = 3 + 5 * cap
+    ws.G = <double*> malloc(<size_t> cap * cap * sizeof(double))
+    ws.w = <double*> malloc(<size_t> cap * sizeof(double))
+    ws.work = <double*> malloc(<size_t> ws.lwork * sizeof(double))
+    ws.iwork = <int*> malloc(<size_t> ws.liwork * sizeof(int))
+    ws.lam = <double*> malloc(<size_t> cap * sizeof(double))
+    ws.kept = <double*> malloc(<size_t> cap * sizeof(double))
+    ws.W = <double*> malloc(<size_t> cap * cap * sizeof(double))
+    ws.rows = <double*> malloc(<size_t> cap * d * sizeof(double))
+    if ws.G and ws.w and ws.work and ws.iwork and ws.lam and ws.kept and ws.W and ws.rows:
+        return 0
+    return -1
+
+
+cdef void gram_work_free(GramWork* ws) noexcept nogil:
+    free(ws.G); free(ws.w); free(ws.work); free(ws.iwork)
+    free(ws.lam); free(ws.kept); free(ws.W); free(ws.rows)
+
+
 cdef int compact(double* buf, int d, int cap, int n_orth, double* squares, int m,
-                 int variant, int pfd_q, double* G, double* w, double* work, int lwork,
-                 int* iwork, int liwork, double* lam, double* kept, double* W,
-                 double* rows, double* delta_out) noexcept nogil:
+                 int variant, int pfd_q, GramWork* ws, double* delta_out) noexcept nogil:
     """Compact the full buffer in place; returns the number of rows kept, or -1 (fallback).
 
     ``buf`` is row major ``cap x d``: to BLAS, a column-major ``d x cap``
     matrix whose columns are the rows. Small matrices are column major.
     """
+    cdef double* G = ws.G
+    cdef double* w = ws.w
+    cdef double* lam = ws.lam
+    cdef double* kept = ws.kept
+    cdef double* W = ws.W
     cdef int ng = cap, r = n_orth, b = cap - n_orth, i, j, k, n_values, info = 0
     cdef int top
     cdef double one = 1.0, zero = 0.0, scale, big
@@ -149,7 +188,7 @@ cdef int compact(double* buf, int d, int cap, int n_orth, double* squares, int m
         for i in range(j, ng):
             if not isfinite(G[i + j * ng]):
                 return -1
-    dsyevd(b"V", b"L", &ng, G, &ng, w, work, &lwork, iwork, &liwork, &info)
+    dsyevd(b"V", b"L", &ng, G, &ng, w, ws.work, &ws.lwork, ws.iwork, &ws.liwork, &info)
     if info != 0:
         return -1
     n_values = ng if ng < d else d
@@ -168,8 +207,8 @@ cdef int compact(double* buf, int d, int cap, int n_orth, double* squares, int m
         for j in range(ng):
             W[j + i * ng] = scale * G[j + top * ng]
     if k > 0:  # rows (d x k, column major) = bufᵀ W
-        dgemm(b"N", b"N", &d, &k, &ng, &one, buf, &d, W, &ng, &zero, rows, &d)
-        memcpy(buf, rows, k * d * sizeof(double))
+        dgemm(b"N", b"N", &d, &k, &ng, &one, buf, &d, W, &ng, &zero, ws.rows, &d)
+        memcpy(buf, ws.rows, k * d * sizeof(double))
     for i in range(k):
         squares[i] = kept[i]
     return k
@@ -305,7 +344,6 @@ def gram_pass(
     cdef int d = sketch.B.shape[1], cap = sketch.B.shape[0]
     cdef Py_ssize_t n = X.shape[0], i
     cdef Py_ssize_t stride = X.strides[1] // sizeof(floating_in)
-    cdef int lwork = 1 + 6 * cap + 2 * cap * cap, liwork = 3 + 5 * cap
     cdef int k, n_deltas = 0, status = DONE
     cdef int m = rule.m, variant = rule.code, pfd_q = rule.pfd_q
     cdef Py_ssize_t stop = n
@@ -316,16 +354,9 @@ def gram_pass(
     cdef double* sq = &sketch.sq[0]
     cdef double* mu = &sketch.mu[0]
     cdef double* ss = &sketch.ss[0]
-    cdef double* G = <double*> malloc(cap * cap * sizeof(double))
-    cdef double* w = <double*> malloc(cap * sizeof(double))
-    cdef double* work = <double*> malloc(lwork * sizeof(double))
-    cdef int* iwork = <int*> malloc(liwork * sizeof(int))
-    cdef double* lam = <double*> malloc(cap * sizeof(double))
-    cdef double* kept = <double*> malloc(cap * sizeof(double))
-    cdef double* W = <double*> malloc(cap * cap * sizeof(double))
-    cdef double* rows = <double*> malloc(<size_t> cap * d * sizeof(double))
-    if not (G and w and work and iwork and lam and kept and W and rows):
-        free(G); free(w); free(work); free(iwork); free(lam); free(kept); free(W); free(rows)
+    cdef GramWork ws
+    if gram_work_alloc(&ws, cap, d) != 0:
+        gram_work_free(&ws)
         raise MemoryError()
     try:
         with nogil:
@@ -340,8 +371,7 @@ def gram_pass(
                     continue
                 n_rows += 1
                 if n_rows == cap:
-                    k = compact(buf, d, cap, <int> n_orth, sq, m, variant, pfd_q, G, w, work,
-                                lwork, iwork, liwork, lam, kept, W, rows, &delta)
+                    k = compact(buf, d, cap, <int> n_orth, sq, m, variant, pfd_q, &ws, &delta)
                     if k < 0:
                         status = FALLBACK
                         stop = i + 1
@@ -351,7 +381,7 @@ def gram_pass(
                     n_rows = k
                     n_orth = k
     finally:
-        free(G); free(w); free(work); free(iwork); free(lam); free(kept); free(W); free(rows)
+        gram_work_free(&ws)
         sketch.n_rows, sketch.n_orth, sketch.count = n_rows, n_orth, count
     return n_deltas, stop, status
 
