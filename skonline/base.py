@@ -12,7 +12,8 @@ one ordered pass over the rows it is given:
   held in ``self._state``; every fitted attribute (``coef_``,
   ``n_samples_seen_``, ...) is read from it. Besides it the estimator keeps
   only scikit-learn's ``n_features_in_`` / ``feature_names_in_``.
-* The base **commits** the new state only when the whole call has succeeded:
+* The base **commits** the new state only when the whole call has succeeded
+  (the call runs on a shadow copy of the estimator, published in one step):
   any exception (a validation error, ``LinAlgError``, ``FloatingPointError``,
   a warning turned into an error, a parameter changed with ``set_params``
   that the state cannot follow) leaves the estimator exactly as it was, and
@@ -282,19 +283,25 @@ class OnlineEstimator(BaseEstimator):
             self.__dict__.pop(name, None)
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """Restore ``self.__dict__`` exactly if the block raises.
+    def _transaction(self) -> Iterator[Self]:
+        """Run a call on a shadow of the estimator; publish the shadow only if it succeeds.
 
-        Kernels never write into the committed state, so restoring the
-        attribute dictionary (a shallow copy) restores the estimator.
+        The block works on (and yields) a shallow copy of the estimator: every
+        attribute it sets, resets or commits is set on the copy. Kernels never
+        write into the committed state, so the estimator itself is untouched
+        until the whole block has succeeded; then the copy's attributes replace
+        its own in one dictionary update. A failed call changes nothing, and a
+        reader in another thread (``predict`` during a ``fit`` or a failing
+        ``partial_fit``) sees the old attributes or the new ones, never an
+        estimator emptied by a reset or a rollback.
         """
-        saved = dict(self.__dict__)
-        try:
-            yield
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
+        shadow = object.__new__(type(self))
+        shadow.__dict__.update(self.__dict__)
+        yield shadow
+        attributes = shadow.__dict__
+        self.__dict__.update(attributes)
+        for name in [name for name in self.__dict__ if name not in attributes]:
+            self.__dict__.pop(name, None)  # forgotten by a reset (feature_names_in_)
 
     def set_params(self, **params: Any) -> Self:
         """Set the parameters of this estimator, all or none.
@@ -313,8 +320,9 @@ class OnlineEstimator(BaseEstimator):
         self : estimator instance
             Estimator instance.
         """
-        with self._transaction():
-            return super().set_params(**params)
+        with self._transaction() as est:
+            BaseEstimator.set_params(est, **params)
+        return self
 
     # -------------------------------------------------------- frozen params
     #: The record of the parameters that shape the state (its fields); see
@@ -419,22 +427,22 @@ class OnlineEstimator(BaseEstimator):
 
     def _online_partial_fit(self, X: Any, y: Any = None, **fit_params: Any) -> Self:
         """One ordered online pass, committed only if the whole call succeeds."""
-        with self._transaction():
-            first_call = not self._is_initialized()
+        with self._transaction() as est:
+            first_call = not est._is_initialized()
             if not first_call:
-                self._check_frozen(self._state)
-            X, y, kwargs = self._validate_batch(X, y, first_call, **fit_params)
-            state = self._new_state(X, y, **kwargs) if first_call else self._state
-            self._commit(self._partial_fit_state(state, X, y, **kwargs))
+                est._check_frozen(est._state)
+            X, y, kwargs = est._validate_batch(X, y, first_call, **fit_params)
+            state = est._new_state(X, y, **kwargs) if first_call else est._state
+            est._commit(est._partial_fit_state(state, X, y, **kwargs))
         return self
 
     def _online_fit(self, X: Any, y: Any = None, **fit_params: Any) -> Self:
         """Reset, then one ordered pass; a failure leaves the previous fit in place."""
-        with self._transaction():
-            self._reset()
-            X, y, kwargs = self._validate_batch(X, y, True, **fit_params)
-            state = self._new_state(X, y, **kwargs)
-            self._commit(self._verbose_pass(state, X, y, **kwargs))
+        with self._transaction() as est:
+            est._reset()
+            X, y, kwargs = est._validate_batch(X, y, True, **fit_params)
+            state = est._new_state(X, y, **kwargs)
+            est._commit(est._verbose_pass(state, X, y, **kwargs))
         return self
 
     #: Keyword arguments of the pass that hold one value per row (sliced with the rows).

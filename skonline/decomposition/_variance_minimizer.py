@@ -351,17 +351,17 @@ class OnlineVarianceMinimizer(
         self : object
             The estimator, updated.
         """
-        with self._transaction():
-            first_call = not self._is_initialized()
+        with self._transaction() as est:
+            first_call = not est._is_initialized()
             if not first_call:
-                self._check_frozen(self._state)
-            C = self._validate_covariances(C, first_call)
+                est._check_frozen(est._state)
+            C = est._validate_covariances(C, first_call)
             if first_call:
-                self.n_features_in_ = C.shape[1]
-                state = self._new_state(np.empty((0, C.shape[1])), None)
+                est.n_features_in_ = C.shape[1]
+                state = est._new_state(np.empty((0, C.shape[1])), None)
             else:
-                state = self._state
-            self._commit(self._pass(state, covariances=C))
+                state = est._state
+            est._commit(est._pass(state, covariances=C))
         return self
 
     # -------------------------------------------------------------- read-out

@@ -156,30 +156,30 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
         seeded from ``random_state`` (the permutation depends only on the
         number of rows).
         """
-        with self._transaction():
-            warm = bool(self.warm_start) and self._is_initialized()
+        with self._transaction() as est:
+            warm = bool(est.warm_start) and est._is_initialized()
             if warm:
-                self._check_frozen(self._state)
+                est._check_frozen(est._state)
                 classes = None
             else:
-                self._reset()
-                classes = self._classes_from(y)
-            X, y, kwargs = self._validate_batch(
+                est._reset()
+                classes = est._classes_from(y)
+            X, y, kwargs = est._validate_batch(
                 X, y, not warm, classes=classes, sample_weight=sample_weight
             )
-            state = self._state if warm else self._new_state(X, y, **kwargs)
+            state = est._state if warm else est._new_state(X, y, **kwargs)
             sw = kwargs["sample_weight"]
-            rng = check_random_state(self.random_state)
-            for epoch in range(self.max_iter):
+            rng = check_random_state(est.random_state)
+            for epoch in range(est.max_iter):
                 Xe, ye, swe = X, y, sw
-                if self.shuffle:
+                if est.shuffle:
                     order = rng.permutation(X.shape[0])
                     Xe, ye, swe = X[order], y[order], sw[order]
-                state = self._verbose_pass(
-                    state, Xe, ye, sample_weight=swe, epoch=(epoch + 1, self.max_iter)
+                state = est._verbose_pass(
+                    state, Xe, ye, sample_weight=swe, epoch=(epoch + 1, est.max_iter)
                 )
-            state.n_iter = self.max_iter
-            self._commit(state)
+            state.n_iter = est.max_iter
+            est._commit(state)
         return self
 
     def _classes_from(self, y: Any) -> np.ndarray | None:  # regressors have no classes
