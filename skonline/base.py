@@ -68,7 +68,8 @@ from sklearn.utils import gen_batches
 if TYPE_CHECKING:  # Python 3.11's typing.Self, for 3.10 too
     from typing_extensions import Self
 
-from .utils._sklearn_compat import check_is_fitted, validate_data
+from .utils._sklearn_compat import check_is_fitted
+from .utils._validation import validate_data
 
 __all__ = [
     "MAX_ABS_VALUE",

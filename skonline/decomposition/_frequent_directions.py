@@ -31,7 +31,8 @@ from sklearn.utils.extmath import safe_sparse_dot
 from ..base import MAX_ABS_VALUE, OnlineEstimator, ParamRecord
 from ..evaluation._sketch_metrics import spectral_norm_of_difference
 from ..utils._random import as_generator
-from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
+from ..utils._validation import validate_data
 from ._frequent_directions_fast import max_abs_finite
 from ._frequent_directions_kernels import (
     SketchState,
