@@ -28,16 +28,29 @@ __all__ = ["fit_sketch"]
 
 
 def _fit_block(estimator, block):
-    """A fresh sketch of one block (runs on a worker)."""
+    """A fresh sketch of one block, or ``None`` for a block without rows (runs on a worker)."""
+    if block.shape[0] == 0:
+        return None
     return estimator.fit(block)
 
 
 def _merge_group(*sketches):
-    """Merge a group of sketches, left to right (runs on a worker)."""
-    merged = sketches[0]
-    for other in sketches[1:]:
-        merged = merged.merge(other)
+    """Merge a group of sketches, left to right, skipping empty blocks (runs on a worker)."""
+    merged = None
+    for other in sketches:
+        if other is not None:
+            merged = other if merged is None else merged.merge(other)
     return merged
+
+
+def _check_not_empty(sketch):
+    """The sketch of the whole array; an array whose every block is empty has none."""
+    if sketch is None:
+        raise ValueError(_EMPTY)
+    return sketch
+
+
+_EMPTY = "X has no rows (every block is empty): there is nothing to sketch."
 
 
 def fit_sketch(estimator, X, *, split_every=2, compute=True):
@@ -60,7 +73,9 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True):
         block gets its own seed, spawned from it.
     X : dask.array.Array of shape (n_samples, n_features)
         The data, dense or with ``scipy.sparse`` CSR blocks. Column chunks are
-        joined first (a sketch needs whole rows).
+        joined first (a sketch needs whole rows). Row blocks without rows
+        (chunks of size 0, or blocks left empty by boolean indexing, whose
+        sizes are unknown) are skipped.
     split_every : int, default=2
         How many sketches one merge task combines (the arity of the tree).
     compute : bool, default=True
@@ -72,6 +87,12 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True):
     sketch : estimator or dask.delayed.Delayed
         The sketch of all rows of ``X``, fitted: an estimator of the same
         class and parameters as ``estimator``.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` has no rows (every block is empty); with ``compute=False``,
+        when the result is computed if the sizes of the blocks are unknown.
 
     Examples
     --------
@@ -103,8 +124,15 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True):
         X = X.rechunk({1: -1})
     blocks = list(X.to_delayed().ravel())
     seeds = _block_seeds(estimator, len(blocks))
+    # a block known to be empty is left out; one of unknown size (after boolean
+    # indexing) is checked where it lives, and an empty one merges as nothing
+    rows = X.chunks[0]
+    kept = [i for i, size in enumerate(rows) if size != 0]  # NaN: unknown
+    if not kept:
+        raise ValueError(_EMPTY)
     level = []
-    for block, seed in zip(blocks, seeds, strict=True):
+    for i in kept:
+        block, seed = blocks[i], seeds[i]
         sketch = clone(estimator)
         if seed is not None:
             sketch.set_params(random_state=seed)
@@ -113,7 +141,7 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True):
         level = [
             dask.delayed(_merge_group)(*level[i : i + arity]) for i in range(0, len(level), arity)
         ]
-    root = level[0]
+    root = dask.delayed(_check_not_empty)(level[0])
     return root.compute() if compute else root
 
 

@@ -110,3 +110,36 @@ def test_dask_ml_incremental_streams_blocks_in_order():
     for start in range(0, 300, 60):
         ref.partial_fit(X[start : start + 60], y[start : start + 60], classes=[0, 1])
     np.testing.assert_array_equal(inc.estimator_.coef_, ref.coef_)
+
+
+def test_empty_blocks_are_skipped(client):
+    # boolean indexing leaves blocks of unknown size, some of them empty; a
+    # chunk of size 0 is empty and known to be: both are skipped, and the sketch
+    # is that of the rows that remain
+    A = _data(n=2000, d=12)
+    A[:, 0] = np.arange(2000.0)
+    X = da.from_array(A, chunks=(250, 6))
+    kept = X[X[:, 0] >= 900]  # blocks 0-2 empty, block 3 partly kept
+    assert np.isnan(kept.chunks[0]).all()
+    B = A[900:]
+    S = B - B.mean(axis=0)
+    for cls in (FrequentDirections, RobustFrequentDirections):
+        sketch = fit_sketch(cls(sketch_size=6), kept)
+        assert sketch.n_samples_seen_ == B.shape[0]
+        np.testing.assert_allclose(sketch.mean_, B.mean(axis=0), rtol=1e-12)
+        np.testing.assert_allclose(sketch.var_, B.var(axis=0), rtol=1e-10)
+        tol = B.shape[0] * EPS * np.sum(B * B)
+        eig = np.linalg.eigvalsh(S.T @ S - sketch.sketch_.T @ sketch.sketch_)
+        assert eig[0] >= -tol and eig[-1] <= sketch.shrinkage_ + tol
+    # chunks of size 0: the same tree as without them
+    with_zeros = da.from_array(A, chunks=((0, 500, 0, 0, 1000, 500, 0), 12))
+    without = da.from_array(A, chunks=((500, 1000, 500), 12))
+    a = fit_sketch(FrequentDirections(sketch_size=6), with_zeros)
+    b = fit_sketch(FrequentDirections(sketch_size=6), without)
+    assert a.n_samples_seen_ == 2000
+    np.testing.assert_array_equal(a.sketch_, b.sketch_)
+    # nothing left: said so, not "0 samples" from a block
+    with pytest.raises(ValueError, match="no rows"):
+        fit_sketch(FrequentDirections(), X[X[:, 0] < 0])
+    with pytest.raises(ValueError, match="no rows"):
+        fit_sketch(FrequentDirections(), da.zeros((0, 3), chunks=(5, 3)))

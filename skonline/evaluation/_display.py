@@ -204,6 +204,7 @@ class PrequentialDisplay:
         kind="cumulative",
         ax=None,
         line_kw=None,
+        error_score="raise",
         verbose=0,
     ):
         """Run :func:`prequential_score` for one or several estimators and plot.
@@ -231,6 +232,8 @@ class PrequentialDisplay:
             Axes to draw on.
         line_kw : dict, default=None
             Keyword arguments of ``ax.plot``.
+        error_score : "raise" or float, default="raise"
+            What a failing batch gives (see :func:`prequential_score`).
         verbose : int, default=0
             Passed to :func:`prequential_score`.
 
@@ -262,6 +265,7 @@ class PrequentialDisplay:
                 batch_size=batch_size,
                 classes=classes,
                 baseline=baseline,
+                error_score=error_score,
                 verbose=verbose,
             )
             for name, est in named.items()

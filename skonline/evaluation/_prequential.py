@@ -9,16 +9,20 @@ of the error of the online learner as it is used.
 
 from __future__ import annotations
 
+import inspect
+import itertools
 import numbers
 import sys
 import time
+import warnings
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+import sklearn.metrics
 from sklearn.base import clone, is_classifier, is_regressor
-from sklearn.exceptions import NotFittedError
-from sklearn.metrics import check_scoring, get_scorer
+from sklearn.exceptions import FitFailedWarning, NotFittedError
+from sklearn.metrics import check_scoring, get_scorer, make_scorer
 from sklearn.utils import Bunch, gen_batches, get_tags
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
@@ -38,6 +42,32 @@ _ROW_MEAN_SCORERS = frozenset(
         "neg_mean_gamma_deviance",
     }
 )
+#: Built-in scorers whose metric needs every class of the stream on a batch
+#: that lacks some (one-row batches): their metric, response method, sign and
+#: arguments, as scikit-learn defines them. They get ``labels=`` the classes
+#: (when their metric in the installed scikit-learn takes it); on a batch with
+#: every class the value is the same.
+_LABELLED_SCORERS: dict[str, tuple[str, Any, bool, dict[str, str]]] = {
+    "neg_log_loss": ("log_loss", "predict_proba", False, {}),
+    "neg_brier_score": ("brier_score_loss", "predict_proba", False, {}),
+    "d2_log_loss_score": ("d2_log_loss_score", "predict_proba", True, {}),
+    "d2_brier_score": ("d2_brier_score", "predict_proba", True, {}),
+    "top_k_accuracy": ("top_k_accuracy_score", ("decision_function", "predict_proba"), True, {}),
+    "roc_auc_ovr": ("roc_auc_score", "predict_proba", True, {"multi_class": "ovr"}),
+    "roc_auc_ovo": ("roc_auc_score", "predict_proba", True, {"multi_class": "ovo"}),
+    "roc_auc_ovr_weighted": (
+        "roc_auc_score",
+        "predict_proba",
+        True,
+        {"multi_class": "ovr", "average": "weighted"},
+    ),
+    "roc_auc_ovo_weighted": (
+        "roc_auc_score",
+        "predict_proba",
+        True,
+        {"multi_class": "ovo", "average": "weighted"},
+    ),
+}
 #: The estimator methods whose outputs a score can be computed from.
 _RESPONSE_METHODS = (
     "predict",
@@ -103,8 +133,29 @@ def _neg_reconstruction_error(estimator, X, y=None):
     return -reconstruction_error(estimator, X)
 
 
-def _resolve_scoring(estimator, scoring):
-    """``{name: scorer}`` from None, a name, a callable, or a list/tuple/dict of those."""
+def _named_scorer(name, labels):
+    """scikit-learn's scorer ``name``; with ``labels=`` for those that need every class."""
+    spec = _LABELLED_SCORERS.get(name) if labels is not None else None
+    if spec is not None:
+        metric_name, response_method, greater_is_better, kwargs = spec
+        metric = getattr(sklearn.metrics, metric_name, None)
+        if metric is not None and "labels" in inspect.signature(metric).parameters:
+            return make_scorer(
+                metric,
+                response_method=response_method,
+                greater_is_better=greater_is_better,
+                labels=labels,
+                **kwargs,
+            )
+    return get_scorer(name)
+
+
+def _resolve_scoring(estimator, scoring, labels=None):
+    """``{name: scorer}`` from None, a name, a callable, or a list/tuple/dict of those.
+
+    ``labels``: every class of the stream (classifiers), given to the built-in
+    scorers that need them.
+    """
     if scoring is None:
         if is_classifier(estimator):
             scoring = "accuracy"
@@ -136,7 +187,7 @@ def _resolve_scoring(estimator, scoring):
         if entry == "neg_reconstruction_error":
             out[name] = (_neg_reconstruction_error, True)
         elif isinstance(entry, str):
-            out[name] = (get_scorer(entry), entry in _ROW_MEAN_SCORERS)
+            out[name] = (_named_scorer(entry, labels), entry in _ROW_MEAN_SCORERS)
         elif callable(entry):
             out[name] = (check_scoring(estimator, scoring=entry), False)
         else:
@@ -355,21 +406,35 @@ def _is_array_like(X):
     )
 
 
+def _n_stream_rows(X):
+    """Rows of an array-like stream."""
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
 def _batches(X, y, batch_size):
-    """Yield ``(X_batch, y_batch)`` from arrays (consecutive rows) or an iterable of batches."""
+    """``(X_batch, y_batch)`` pairs from arrays (consecutive rows) or an iterable of batches.
+
+    The arguments are checked here, the batches read lazily.
+    """
     if _is_array_like(X):
-        n = X.shape[0] if hasattr(X, "shape") else len(X)
         if y is not None:
             check_consistent_length(X, y)
-        for sl in gen_batches(n, batch_size):
-            Xb = X.iloc[sl] if hasattr(X, "iloc") else X[sl]
-            yb = None
-            if y is not None:
-                yb = y.iloc[sl] if hasattr(y, "iloc") else np.asarray(y)[sl]
-            yield Xb, yb
-        return
+        return _array_batches(X, y, batch_size)
     if y is not None:
         raise ValueError("y must be None when X is an iterable of batches (yield (X, y) pairs).")
+    return _iterable_batches(X)
+
+
+def _array_batches(X, y, batch_size):
+    for sl in gen_batches(_n_stream_rows(X), batch_size):
+        Xb = X.iloc[sl] if hasattr(X, "iloc") else X[sl]
+        yb = None
+        if y is not None:
+            yb = y.iloc[sl] if hasattr(y, "iloc") else np.asarray(y)[sl]
+        yield Xb, yb
+
+
+def _iterable_batches(X):
     for item in X:
         if isinstance(item, tuple):
             if len(item) != 2:
@@ -402,37 +467,60 @@ def _n_rows(Xb):
 class _Track:
     """Running scores of one model (the estimator or its baseline)."""
 
-    def __init__(self, model, scorers, comparator):
+    def __init__(self, model, scorers):
         self.model = model
         self.scorers = scorers
         self.outputs: dict[str, dict[str, list]] = {name: {} for name in scorers}
         self.batch: dict[str, list[float]] = {name: [] for name in scorers}
         self.cumulative: dict[str, list[float]] = {name: [] for name in scorers}
         self.weighted = dict.fromkeys(scorers, 0.0)
+        self.y_scored: list[np.ndarray] = []
         self.scored_rows = 0
+        self.scored_batches = 0
 
     def score(self, Xb, yb, n):
-        for name, (scorer, row_mean) in self.scorers.items():
-            target = self.model if row_mean else _Recorder(self.model, self.outputs[name])
-            self.batch[name].append(float(scorer(target, Xb, yb)))
+        """Score a batch and the rows scored so far with it: all scorers, or none.
 
-    def accumulate(self, n, y_all):
-        """Cumulative values after the batch just scored (rows ``n`` of it)."""
-        if np.isnan(next(iter(self.batch.values()))[-1]):
-            for name in self.scorers:
-                self.cumulative[name].append(np.nan)
-            return
-        self.scored_rows += n
-        for name, (scorer, row_mean) in self.scorers.items():
-            if row_mean:
-                self.weighted[name] += self.batch[name][-1] * n
-                value = self.weighted[name] / self.scored_rows
-            else:
+        Each scorer's value is kept as it is, NaN included: which scorer comes
+        first changes nothing. On an exception nothing is recorded.
+        """
+        if yb is not None:
+            self.y_scored.append(np.asarray(yb))
+        rows = self.scored_rows + n
+        values, cumulative = {}, {}
+        try:
+            for name, (scorer, row_mean) in self.scorers.items():
+                target = self.model if row_mean else _Recorder(self.model, self.outputs[name])
+                values[name] = float(scorer(target, Xb, yb))
+            y_seen = None
+            for name, (scorer, row_mean) in self.scorers.items():
+                if row_mean:
+                    cumulative[name] = (self.weighted[name] + values[name] * n) / rows
+                    continue
+                if y_seen is None and self.y_scored:
+                    y_seen = np.concatenate(self.y_scored)
                 replay = _Replay(self.model, self.outputs[name])
-                y_seen = None if y_all is None else np.concatenate(y_all)
-                placeholder = np.zeros((self.scored_rows, 1))
-                value = float(scorer(replay, placeholder, y_seen))
-            self.cumulative[name].append(value)
+                cumulative[name] = float(scorer(replay, np.zeros((rows, 1)), y_seen))
+        except Exception:
+            if yb is not None:
+                self.y_scored.pop()
+            for recorded in self.outputs.values():
+                for outputs in recorded.values():
+                    del outputs[self.scored_batches :]
+            raise
+        self.scored_rows = rows
+        self.scored_batches += 1
+        for name, value in values.items():
+            self.weighted[name] += value * n
+            self.batch[name].append(value)
+            self.cumulative[name].append(cumulative[name])
+
+    def skip(self, value=np.nan):
+        """A batch not scored: ``value`` for it, the cumulative values unchanged."""
+        for name in self.scorers:
+            self.batch[name].append(value)
+            before = self.cumulative[name]
+            before.append(before[-1] if before else np.nan)
 
 
 def _loss_rows(model, Xb):
@@ -469,6 +557,7 @@ def prequential_score(
     classes=None,
     baseline=False,
     comparator=None,
+    error_score="raise",
     verbose=0,
 ):
     """Test-then-train evaluation of an online estimator over a stream.
@@ -502,12 +591,19 @@ def prequential_score(
         (greater is better), or a dict ``{name: scorer}``. ``None``:
         ``"accuracy"`` for classifiers, ``"neg_mean_absolute_error"`` for
         regressors, ``"neg_reconstruction_error"`` (the negative of
-        :func:`reconstruction_error`) for transformers.
+        :func:`reconstruction_error`) for transformers. The built-in scorers
+        whose metric needs every class when a batch lacks some
+        (``"neg_log_loss"``, ``"neg_brier_score"``, ``"top_k_accuracy"``,
+        ``"roc_auc_ovr"`` …) get the classes of the stream as ``labels``; a
+        callable gets what it was made with (``make_scorer(log_loss,
+        response_method="predict_proba", greater_is_better=False,
+        labels=classes)``).
     batch_size : int, default=100
         Rows per batch when ``X`` is an array.
     classes : array-like of shape (n_classes,), default=None
         Every class of the stream, passed to the first ``partial_fit`` of a
-        classifier. ``None``: the classes of ``y`` when ``y`` is an array;
+        classifier, and to the scorers that need them (log loss of one-row
+        batches). ``None``: the classes of ``y`` when ``y`` is an array;
         required when ``X`` yields batches.
     baseline : bool, default=False
         Also score :class:`PrefixBaseline` on the same batches (the majority
@@ -518,6 +614,20 @@ def prequential_score(
         rank-``k`` projection of the (uncentred) rows scored so far, chosen in
         hindsight (Warmuth & Kuzmin 2008, eq. 2), and their difference, the
         regret.
+    error_score : "raise" or float, default="raise"
+        What a batch whose scoring or ``partial_fit`` raises gives, as in
+        :func:`~sklearn.model_selection.cross_validate`. ``"raise"``: the
+        exception is raised again with the same type, its message naming the
+        batch and its rows in the stream (counted from 0), and its attribute
+        ``partial_result`` holding the results of the batches before it, with
+        ``estimator`` trained on them (a skonline estimator is left as it was
+        before the failing call; another may be left as its failed call left
+        it). A number: a warning, that value as the batch's scores, its rows
+        left out of the cumulative scores, and the evaluation goes on; a batch
+        whose ``partial_fit`` failed is not learned from (``failed`` is
+        ``True`` for it, ``n_samples_seen`` does not grow). An exception
+        raised by a stream ``X`` while it is read is always raised, with
+        ``partial_result``.
     verbose : int, default=0
         ``1``: print progress (rows/s and the running score) about ten times;
         ``2``: after every batch.
@@ -533,9 +643,14 @@ def prequential_score(
             Rows in the batch.
         ``fit_time``, ``score_time``
             Seconds spent in ``partial_fit`` and in scoring.
+        ``failed``
+            Whether scoring the batch or learning from it failed (only with
+            a number as ``error_score``).
         ``batch_<name>``
             Score of the batch by the model before it learned the batch
-            (NaN for the batches that arrived before the model was fitted).
+            (NaN for the batches that arrived before the model was fitted;
+            ``error_score`` for a batch whose scoring failed). Each scorer's
+            value is its own: the order of the scorers changes nothing.
         ``cumulative_<name>``
             Score of every row scored so far, each by the model of its
             time: the exact prequential value (a row-weighted mean for
@@ -548,6 +663,15 @@ def prequential_score(
             With ``comparator``.
 
         and ``estimator``, the trained clone.
+
+    Raises
+    ------
+    ValueError
+        If the stream is empty (``X`` has no rows, or yields no rows).
+    Exception
+        With ``error_score="raise"``, the exception of a failing batch, of its
+        type, naming the batch and its first row and carrying
+        ``partial_result``.
 
     See Also
     --------
@@ -571,13 +695,25 @@ def prequential_score(
     batch_size = int(batch_size)
     if comparator not in (None, "best_fixed_projection"):
         raise ValueError(f"comparator must be None or 'best_fixed_projection'; got {comparator!r}.")
+    if not (
+        (isinstance(error_score, str) and error_score == "raise")
+        or (isinstance(error_score, numbers.Real) and not isinstance(error_score, bool))
+    ):
+        raise ValueError(f"error_score must be 'raise' or a number; got {error_score!r}.")
+    stream = _batches(X, y, batch_size)
+    n_batches: int | None = None
+    if _is_array_like(X):
+        n_rows = _n_stream_rows(X)
+        if n_rows == 0:
+            raise ValueError("the stream is empty: X has 0 rows.")
+        n_batches = -(-n_rows // batch_size)
     model = clone(estimator)
-    scorers = _resolve_scoring(model, scoring)
     classifier = is_classifier(model)
     if classifier and classes is None:
         if y is None:
             raise ValueError("classes must be given for a classifier fed (X, y) batches.")
         classes = np.unique(column_or_1d(y))
+    scorers = _resolve_scoring(model, scoring, np.unique(classes) if classifier else None)
     n_components: Any = None
     if comparator is not None:
         n_components = getattr(model, "n_components", None)
@@ -587,82 +723,171 @@ def prequential_score(
                 "n_components."
             )
 
-    tracks = [_Track(model, scorers, comparator)]
+    tracks = [_Track(model, scorers)]
     if baseline:
-        tracks.append(_Track(PrefixBaseline(_baseline_kind(model)), scorers, None))
-    n_batches: int | None = None
-    if _is_array_like(X):
-        n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
-        n_batches = -(-n_rows // batch_size)
+        tracks.append(_Track(PrefixBaseline(_baseline_kind(model)), scorers))
     every = 1 if verbose >= 2 else max(1, (n_batches or 100) // 10)
 
     seen, started, fitted = 0, False, False
-    rows, seen_after, fit_times, score_times = [], [], [], []
-    y_scored = []
+    rows: list[int] = []
+    seen_after: list[int] = []
+    fit_times: list[float] = []
+    score_times: list[float] = []
+    failures: list[bool] = []
     learner_loss = comparator_loss = 0.0
     cov = None
-    cumulative_loss, comparator_losses = [], []
+    cumulative_loss: list[float] = []
+    comparator_losses: list[float] = []
+
+    def results():
+        """The results of the batches done (on a failure: those before it)."""
+        k = len(rows)
+        out = Bunch(
+            n_samples_seen=np.asarray(seen_after, dtype=np.int64),
+            batch_rows=np.asarray(rows, dtype=np.int64),
+            fit_time=np.asarray(fit_times, dtype=float),
+            score_time=np.asarray(score_times, dtype=float),
+            failed=np.asarray(failures, dtype=bool),
+            estimator=model,
+        )
+        for name in scorers:
+            out[f"batch_{name}"] = np.asarray(tracks[0].batch[name][:k], dtype=float)
+            out[f"cumulative_{name}"] = np.asarray(tracks[0].cumulative[name][:k], dtype=float)
+            if baseline:
+                out[f"baseline_batch_{name}"] = np.asarray(tracks[1].batch[name][:k], dtype=float)
+                out[f"baseline_cumulative_{name}"] = np.asarray(
+                    tracks[1].cumulative[name][:k], dtype=float
+                )
+        if comparator is not None:
+            out["cumulative_loss"] = np.asarray(cumulative_loss[:k], dtype=float)
+            out["comparator_cumulative_loss"] = np.asarray(comparator_losses[:k], dtype=float)
+            out["regret"] = out["cumulative_loss"] - out["comparator_cumulative_loss"]
+        return out
+
+    first_row = 0  # index in the stream of the first row of the batch
     start = time.perf_counter()
-    for i, (Xb, yb) in enumerate(_batches(X, y, batch_size)):
+    for i in itertools.count():
+        try:
+            Xb, yb = next(stream)
+        except StopIteration:
+            break
+        except Exception as err:
+            _raise_in_batch(err, i, first_row, None, "reading it from the stream", results())
         n = _n_rows(Xb)
         if n == 0:
             continue
+        failed = False
         t0 = time.perf_counter()
-        for track in tracks:
-            if fitted:
+        for k, track in enumerate(tracks):
+            if not fitted:
+                track.skip()
+                continue
+            step = None
+            try:
+                if k == 0 and comparator is not None:
+                    step = _comparator_step(model, Xb, cov, n_components)
                 track.score(Xb, yb, n)
-            else:
-                for name in track.scorers:
-                    track.batch[name].append(np.nan)
-        if fitted and yb is not None:
-            y_scored.append(np.asarray(yb))
-        for track in tracks:
-            track.accumulate(n, y_scored or None)
+            except Exception as err:
+                if error_score == "raise":
+                    _raise_in_batch(err, i, first_row, n, "scoring", results())
+                track.skip(float(error_score))
+                failed = failed or k == 0
+                who = "the estimator" if k == 0 else "the baseline"
+                warnings.warn(
+                    f"prequential_score: scoring {_where(i, first_row, n)} with {who} failed; "
+                    f"its scores are set to {error_score} and its rows left out of the "
+                    f"cumulative scores. Details: {type(err).__name__}: {err}",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            if step is not None and not failed:
+                batch_loss, cov, comparator_loss = step
+                learner_loss += batch_loss
         if comparator is not None:
-            if fitted:
-                learner_loss += float(np.sum(_loss_rows(model, Xb)))
-                dense = Xb.toarray() if sp.issparse(Xb) else np.asarray(Xb, dtype=np.float64)
-                cov = dense.T @ dense if cov is None else cov + dense.T @ dense
-                eig = np.linalg.eigvalsh((cov + cov.T) / 2.0)
-                comparator_loss = float(np.sum(np.maximum(eig[: eig.size - n_components], 0.0)))
             cumulative_loss.append(learner_loss)
             comparator_losses.append(comparator_loss)
         t1 = time.perf_counter()
         kwargs = {"classes": classes} if classifier and not started else {}
-        for track in tracks:
-            track.model.partial_fit(Xb, yb, **kwargs)
+        try:
+            model.partial_fit(Xb, yb, **kwargs)
+        except Exception as err:
+            if error_score == "raise":
+                _raise_in_batch(err, i, first_row, n, "partial_fit", results())
+            failed = True
+            warnings.warn(
+                f"prequential_score: partial_fit on {_where(i, first_row, n)} failed; the "
+                f"estimator did not learn it. Details: {type(err).__name__}: {err}",
+                FitFailedWarning,
+                stacklevel=2,
+            )
+        else:
+            for track in tracks[1:]:
+                track.model.partial_fit(Xb, yb, **kwargs)
+            started = True
+            fitted = fitted or _is_fitted(model)
+            seen += n
         t2 = time.perf_counter()
-        started = True
-        fitted = fitted or _is_fitted(model)
-        seen += n
+        first_row += n
         rows.append(n)
         seen_after.append(seen)
         score_times.append(t1 - t0)
         fit_times.append(t2 - t1)
+        failures.append(failed)
         if verbose and (i % every == 0 or (n_batches and i == n_batches - 1)):
             first = next(iter(scorers))
             _print_progress(i, n_batches, seen, time.perf_counter() - start, tracks[0], first)
     if not rows:
         raise ValueError("the stream is empty.")
+    return results()
 
-    out = Bunch(
-        n_samples_seen=np.asarray(seen_after),
-        batch_rows=np.asarray(rows),
-        fit_time=np.asarray(fit_times),
-        score_time=np.asarray(score_times),
-        estimator=model,
+
+def _comparator_step(model, Xb, cov, n_components):
+    """The learner's loss on a batch, the scatter with it, and the comparator's loss."""
+    batch_loss = float(np.sum(_loss_rows(model, Xb)))
+    dense = Xb.toarray() if sp.issparse(Xb) else np.asarray(Xb, dtype=np.float64)
+    cov = dense.T @ dense if cov is None else cov + dense.T @ dense
+    eig = np.linalg.eigvalsh((cov + cov.T) / 2.0)
+    return batch_loss, cov, float(np.sum(np.maximum(eig[: eig.size - n_components], 0.0)))
+
+
+def _where(i, first_row, n):
+    """Names a batch and its rows in the stream."""
+    if n is None:
+        return f"batch {i} of the stream (from row {first_row})"
+    return f"batch {i} of the stream (rows {first_row} to {first_row + n - 1})"
+
+
+def _raise_in_batch(err, i, first_row, n, phase, partial):
+    """Raise ``err`` again, naming the batch and carrying the results before it.
+
+    The exception raised has the type of ``err`` (which becomes its cause),
+    its message starts with the batch and its rows, and its attribute
+    ``partial_result`` holds the results of the batches before it, with the
+    estimator trained on them. An exception type that cannot be built from a
+    message is raised as it is, with the same attribute and a note.
+    """
+    message = (
+        f"{_where(i, first_row, n)} failed in {phase}: {err} "
+        f"(the results of the {len(partial.batch_rows)} batch(es) before it, with the estimator "
+        "trained on them, are in this exception's partial_result; error_score=np.nan skips "
+        "failing batches)"
     )
-    for name in scorers:
-        out[f"batch_{name}"] = np.asarray(tracks[0].batch[name], dtype=float)
-        out[f"cumulative_{name}"] = np.asarray(tracks[0].cumulative[name], dtype=float)
-        if baseline:
-            out[f"baseline_batch_{name}"] = np.asarray(tracks[1].batch[name], dtype=float)
-            out[f"baseline_cumulative_{name}"] = np.asarray(tracks[1].cumulative[name], dtype=float)
-    if comparator is not None:
-        out["cumulative_loss"] = np.asarray(cumulative_loss)
-        out["comparator_cumulative_loss"] = np.asarray(comparator_losses)
-        out["regret"] = out["cumulative_loss"] - out["comparator_cumulative_loss"]
-    return out
+    try:
+        new = type(err)(message)
+        if str(new) != message:
+            new = None
+    except Exception:
+        new = None
+    target = err if new is None else new
+    try:
+        target.partial_result = partial
+    except AttributeError:  # pragma: no cover - an exception type without __dict__
+        pass
+    if new is None:
+        if hasattr(err, "add_note"):
+            err.add_note(message)
+        raise err
+    raise new from err
 
 
 def _scorer_names(results) -> list[str]:

@@ -7,8 +7,16 @@ import pytest
 from sklearn.base import BaseEstimator, clone
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits
 from sklearn.decomposition import IncrementalPCA
+from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import SGDClassifier, SGDRegressor
-from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_auc_score
+from sklearn.metrics import (
+    accuracy_score,
+    get_scorer,
+    log_loss,
+    mean_absolute_error,
+    r2_score,
+    roc_auc_score,
+)
 from sklearn.utils import gen_batches
 
 from skonline import RFDSONClassifier, RFDSONRegressor, RobustFrequentDirections
@@ -253,4 +261,141 @@ def test_display_draws_one_line_per_estimator():
     _, ax = plt.subplots()
     PrequentialDisplay.from_results({"a": res}, kind="batch", ax=ax)
     assert ax.get_ylabel() == "accuracy (batch)" and len(ax.get_lines()) == 1
+    plt.close("all")
+
+
+def test_scorer_order_changes_no_result():
+    # one-row batches: R² of one row is NaN (undefined); it used to mark the
+    # batch as unscored for every scorer after it, so that both cumulative
+    # values came out NaN when "r2" came first
+    X, y = load_diabetes(return_X_y=True)
+    X, y = X[:80], y[:80] / np.abs(y).max()
+    est = SGDRegressor(random_state=0)
+    with pytest.warns(UserWarning):  # scikit-learn: R² is not well-defined with one row
+        a = prequential_score(est, X, y, batch_size=1, scoring=["r2", "neg_mean_absolute_error"])
+        b = prequential_score(est, X, y, batch_size=1, scoring=["neg_mean_absolute_error", "r2"])
+    for key in ("r2", "neg_mean_absolute_error"):
+        for kind in ("batch", "cumulative"):
+            np.testing.assert_array_equal(a[f"{kind}_{key}"], b[f"{kind}_{key}"])
+    _, pred, _, idx = _loop(est, X, y, 1)
+    np.testing.assert_allclose(a.cumulative_r2[-1], r2_score(y[idx], pred), rtol=1e-12)
+    np.testing.assert_allclose(
+        -a.cumulative_neg_mean_absolute_error[-1], mean_absolute_error(y[idx], pred), rtol=1e-12
+    )
+    assert np.isnan(a.cumulative_r2[:2]).all() and not np.isnan(a.cumulative_r2[2:]).any()
+
+
+@pytest.mark.parametrize(
+    "estimator", [SGDClassifier(random_state=0), SGDRegressor(), IncrementalPCA(n_components=2)]
+)
+def test_an_empty_stream_says_so(estimator):
+    X = np.zeros((0, 3))
+    y = None if isinstance(estimator, IncrementalPCA) else np.zeros(0)
+    with pytest.raises(ValueError, match="the stream is empty"):
+        prequential_score(estimator, X, y)
+    kwargs = {"classes": [0, 1]} if isinstance(estimator, SGDClassifier) else {}
+    for stream in (iter([]), (np.zeros((0, 3)) for _ in range(3))):
+        with pytest.raises(ValueError, match="the stream is empty"):
+            prequential_score(estimator, stream, **kwargs)
+
+
+def _with_nan_row(row):
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X / X.max(axis=0)
+    X_bad = X.copy()
+    X_bad[row, 2] = np.nan
+    return X, X_bad, y
+
+
+def test_a_failing_batch_is_named_and_keeps_the_work():
+    X, X_bad, y = _with_nan_row(350)  # in batch 3: rows 300 to 399
+    est = RFDSONClassifier(alpha0=1.0, sketch_size=5)
+    clean = prequential_score(est, X, y, batch_size=100)
+    with pytest.raises(ValueError, match=r"batch 3 of the stream \(rows 300 to 399\)") as info:
+        prequential_score(est, X_bad, y, batch_size=100)
+    assert "NaN" in str(info.value)
+    assert isinstance(info.value.__cause__, ValueError)
+    partial = info.value.partial_result
+    assert partial.batch_rows.tolist() == [100, 100, 100]
+    for key in ("batch_accuracy", "cumulative_accuracy", "n_samples_seen"):
+        np.testing.assert_array_equal(partial[key], clean[key][:3])
+    # the estimator trained on the batches before the failing one, not lost
+    ref = clone(est)
+    for start in (0, 100, 200):
+        ref.partial_fit(X[start : start + 100], y[start : start + 100], classes=[0, 1])
+    np.testing.assert_array_equal(partial.estimator.decision_function(X), ref.decision_function(X))
+
+    # a generator that fails while being read: the work before it is kept too
+    def stream():
+        yield X[:100], y[:100]
+        yield X[100:200], y[100:200]
+        raise OSError("disk gone")
+
+    with pytest.raises(OSError, match=r"batch 2 of the stream \(from row 200\).*disk gone") as info:
+        prequential_score(est, stream(), classes=[0, 1])
+    np.testing.assert_array_equal(
+        info.value.partial_result.batch_accuracy, clean.batch_accuracy[:2]
+    )
+
+
+def test_error_score_records_the_failing_batch_and_goes_on():
+    X, X_bad, y = _with_nan_row(350)
+    est = RFDSONClassifier(alpha0=1.0, sketch_size=5)
+    where = r"batch 3 of the stream \(rows 300 to 399\)"
+    with (
+        pytest.warns(UserWarning, match=f"scoring {where}"),
+        pytest.warns(FitFailedWarning, match=f"partial_fit on {where}"),
+    ):
+        res = prequential_score(est, X_bad, y, batch_size=100, error_score=np.nan)
+    assert res.failed.tolist() == [False, False, False, True, False, False]
+    assert np.isnan(res.batch_accuracy[[0, 3]]).all()
+    assert res.n_samples_seen.tolist() == [100, 200, 300, 300, 400, 469]
+    # the same as the stream without the failing batch: it is neither learned
+    # from nor counted in the cumulative score
+    keep = np.r_[0:300, 400:569]
+    ref = prequential_score(est, X[keep], y[keep], batch_size=100)
+    np.testing.assert_array_equal(
+        res.estimator.decision_function(X), ref.estimator.decision_function(X)
+    )
+    np.testing.assert_allclose(res.cumulative_accuracy[-1], ref.cumulative_accuracy[-1], rtol=1e-12)
+    np.testing.assert_array_equal(res.cumulative_accuracy[3], res.cumulative_accuracy[2])
+    with pytest.warns(UserWarning), pytest.warns(FitFailedWarning):
+        res0 = prequential_score(est, X_bad, y, batch_size=100, error_score=0)
+    assert res0.batch_accuracy[3] == 0.0
+    with pytest.raises(ValueError, match="error_score"):
+        prequential_score(est, X, y, error_score="skip")
+
+
+def test_scorers_that_need_every_class_get_them():
+    # log loss of a one-row batch names one class only: the classes of the
+    # stream reach the scorer, and the value is the mean log loss of the rows
+    X, y = load_digits(n_class=3, return_X_y=True)
+    X, y = X[:90] / 16.0, y[:90]
+    est = SGDClassifier(loss="log_loss", random_state=0)
+    res = prequential_score(est, X, y, batch_size=1, scoring=["neg_log_loss", "accuracy"])
+    ref = clone(est).partial_fit(X[:1], y[:1], classes=[0, 1, 2])
+    losses = []
+    for i in range(1, len(X)):
+        losses.append(log_loss(y[i : i + 1], ref.predict_proba(X[i : i + 1]), labels=[0, 1, 2]))
+        ref.partial_fit(X[i : i + 1], y[i : i + 1])
+    np.testing.assert_allclose(-res.batch_neg_log_loss[1:], losses, rtol=1e-12)
+    np.testing.assert_allclose(-res.cumulative_neg_log_loss[-1], np.mean(losses), rtol=1e-12)
+    # on batches with every class the value is scikit-learn's scorer's
+    big = prequential_score(est, X, y, batch_size=30, scoring=["neg_log_loss"])
+    bare = prequential_score(
+        est, X, y, batch_size=30, scoring={"neg_log_loss": get_scorer("neg_log_loss")}
+    )
+    np.testing.assert_array_equal(big.batch_neg_log_loss, bare.batch_neg_log_loss)
+
+
+def test_display_passes_error_score_on():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, X_bad, y = _with_nan_row(350)
+    est = RFDSONClassifier(alpha0=1.0, sketch_size=5)
+    with pytest.warns(UserWarning), pytest.warns(FitFailedWarning):
+        disp = PrequentialDisplay.from_estimator(est, X_bad, y, batch_size=100, error_score=np.nan)
+    assert disp.results["RFDSONClassifier"].failed.tolist() == [0, 0, 0, 1, 0, 0]
     plt.close("all")
