@@ -45,6 +45,7 @@ they are updated in place. Scalars are returned.
 from libc.math cimport exp, fabs, hypot, log
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport drot
+from scipy.linalg.cython_lapack cimport dtrcon
 
 from ._loss cimport HUBER, MULTINOMIAL, loss_and_derivative, multinomial_loss
 from ._rows cimport Rows
@@ -676,6 +677,29 @@ def full_pass_qr(
     finally:
         free(x); free(v); free(rho); free(p); free(a); free(g)
     return rank, has_ref, spread
+
+
+def triangular_rcond(double[::1, :] A):
+    """LAPACK ``dtrcon``'s reciprocal 1-norm condition number of the upper triangular ``A``.
+
+    ``A`` is Fortran-ordered, as ``scipy.linalg.lapack.dtrcon`` passes it: the
+    same call, reached through ``scipy.linalg.cython_lapack`` (present in every
+    SciPy the package builds against; the Python wrapper exists only from
+    SciPy 1.15). Raises ``ValueError`` on a negative LAPACK ``info``.
+    """
+    cdef int n = A.shape[0], lda = max(A.shape[0], 1), info = 0
+    cdef double rcond = 0.0
+    if A.shape[1] != n:
+        raise ValueError("triangular_rcond needs a square matrix")
+    if n == 0:
+        return 1.0
+    cdef double[::1] work = np.empty(3 * n)
+    cdef int[::1] iwork = np.empty(n, dtype=np.intc)
+    with nogil:
+        dtrcon(b"1", b"U", b"N", &n, &A[0, 0], &lda, &rcond, &work[0], &iwork[0], &info)
+    if info < 0:
+        raise ValueError(f"dtrcon: argument {-info} is invalid")
+    return rcond
 
 
 def compiled_loss(str name, double[::1] p, double[::1] y, double epsilon):

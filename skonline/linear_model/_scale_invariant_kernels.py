@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import lapack, solve_triangular
+from scipy.linalg import solve_triangular
 
 from ..utils._rows import canonical_csr
 from ._linear import LinearState
@@ -56,6 +56,7 @@ from ._scale_invariant_fast import (
     centered_pass,
     full_pass_qr,
     sparse_pass,
+    triangular_rcond,
 )
 
 __all__ = [
@@ -687,11 +688,15 @@ def full_pass(
 
 
 def full_condition(state: FullState) -> float:
-    """LAPACK's estimate of the 1-norm condition number of ``R`` on its range (1 when empty)."""
+    """LAPACK's estimate of the 1-norm condition number of ``R`` on its range (1 when empty).
+
+    ``dtrcon`` is called from the compiled module (``scipy.linalg.lapack.dtrcon``
+    exists only from SciPy 1.15).
+    """
     piv = np.flatnonzero(np.diag(state.R) != 0.0)
     if piv.size == 0:
         return 1.0
-    rcond, _ = lapack.dtrcon(state.R[np.ix_(piv, piv)])
+    rcond = triangular_rcond(np.asfortranarray(state.R[np.ix_(piv, piv)]))
     return math.inf if rcond == 0.0 else 1.0 / rcond
 
 

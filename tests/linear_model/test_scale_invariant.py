@@ -798,3 +798,32 @@ def test_string_targets_are_converted_and_checked_like_scikit_learn(variant):
         with pytest.raises(ValueError, match="NaN or infinity"):
             reg.partial_fit(X, y_bad)
         assert not hasattr(reg, "n_features_in_")
+
+
+# ------------------------------------------------------- declared minimum versions
+def test_the_default_learners_do_not_need_scipys_python_dtrcon(monkeypatch):
+    # scipy.linalg.lapack.dtrcon exists only from SciPy 1.15 (the declared minimum is
+    # 1.10): the full variant's condition estimate calls LAPACK from the compiled module
+    import scipy.linalg.lapack
+
+    def missing(*args, **kwargs):
+        raise AttributeError("module 'scipy.linalg.lapack' has no attribute 'dtrcon'")
+
+    X, y = _data(3, n_samples=200)
+    expected = ScaleInvariantClassifier().fit(X, y)
+    assert expected.variant_ == "full"
+    monkeypatch.setattr(scipy.linalg.lapack, "dtrcon", missing, raising=False)
+    for est in (ScaleInvariantClassifier(), ScaleInvariantRegressor()):
+        target = y if isinstance(est, ScaleInvariantClassifier) else X @ np.ones(X.shape[1])
+        est.fit(X, target)
+        est.partial_fit(X[:50], target[:50])
+        assert est.variant_ == "full"
+    # the same LAPACK routine, reached another way: the same model
+    again = ScaleInvariantClassifier().fit(X, y)
+    np.testing.assert_array_equal(again.coef_, expected.coef_)
+    state = again._state
+    piv = np.flatnonzero(np.diag(state.R) != 0.0)
+    monkeypatch.undo()
+    if hasattr(scipy.linalg.lapack, "dtrcon"):  # SciPy >= 1.15: the same estimate
+        rcond, _ = scipy.linalg.lapack.dtrcon(state.R[np.ix_(piv, piv)])
+        assert kernels.full_condition(state) == 1.0 / rcond
