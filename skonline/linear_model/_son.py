@@ -424,8 +424,8 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         grown by the sketch; runs with ``alpha0=0`` ("RFD0", no
         hyperparameter). ``"fd"``: FD-SON, ``α`` fixed at ``alpha0 > 0``.
         ``"full"``: FULL-ON, the exact ``H``, ``O(n_features²)`` per row, in
-        the sketches' factored form (their solves and ``solve_rtol`` rule). ``"diag"``: diagonal AdaGrad,
-        ``D = alpha0 + sqrt(Σ g²)``.
+        the sketches' factored form (their solves and ``solve_rtol`` rule).
+        ``"diag"``: diagonal AdaGrad, ``D = alpha0 + sqrt(Σ g²)``.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -764,8 +764,8 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         grown by the sketch; runs with ``alpha0=0`` ("RFD0", no
         hyperparameter). ``"fd"``: FD-SON, ``α`` fixed at ``alpha0 > 0``.
         ``"full"``: FULL-ON, the exact ``H``, ``O(n_features²)`` per row, in
-        the sketches' factored form (their solves and ``solve_rtol`` rule). ``"diag"``: diagonal AdaGrad,
-        ``D = alpha0 + sqrt(Σ g²)``.
+        the sketches' factored form (their solves and ``solve_rtol`` rule).
+        ``"diag"``: diagonal AdaGrad, ``D = alpha0 + sqrt(Σ g²)``.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
