@@ -848,18 +848,19 @@ class _StreamedScaledSGD(ClassifierMixin, BaseEstimator):
 
 
 def _collinear_float32(X, seed, spread=2.0):
-    """Rows of heavy-tailed norms plus summed and duplicated columns, stored as float32.
+    """Rows of heavy-tailed norms, then the same plus collinear columns stored as float32.
 
     Four columns are sums of three others and four duplicate others: collinear in
     exact arithmetic, off the span by the float32 rounding (2**-24 of each entry)
-    once stored; the row norms vary by ``exp(spread · N(0, 1))``.
+    once stored; the row norms vary by ``exp(spread · N(0, 1))``. Returns the rows
+    without the added columns (float64) and the stored stream.
     """
     rng = np.random.default_rng(seed)
     d = X.shape[1]
     X = X * np.exp(spread * rng.standard_normal((X.shape[0], 1)))
     sums = [X[:, rng.choice(d, 3, replace=False)].sum(axis=1) for _ in range(4)]
     duplicates = X[:, rng.choice(d, 4, replace=False)]
-    return np.column_stack([X, *sums, duplicates]).astype(np.float32)
+    return X, np.column_stack([X, *sums, duplicates]).astype(np.float32)
 
 
 def _generated(seed, n=600):
@@ -869,27 +870,32 @@ def _generated(seed, n=600):
     return X * 10.0 ** np.random.default_rng(seed).uniform(-2, 2, X.shape[1]), y
 
 
-def _assert_no_row_refused_and_as_accurate_as_scaled_sgd(X, y, n_orders):
-    accuracy, sgd = [], []
-    for seed in range(n_orders):
-        order = np.random.default_rng(seed).permutation(len(y))
-        Xo, yo = X[order], y[order]
-        assert ScaleInvariantClassifier().fit(Xo, yo).variant_ == "full"  # no FloatingPointError
-        # partial_fit in batches of 10: a refused batch raises
-        result = prequential_score(ScaleInvariantClassifier(), Xo, yo, batch_size=10)
-        accuracy.append(result.cumulative_accuracy[-1])
-        result = prequential_score(_StreamedScaledSGD(), Xo, yo, batch_size=10)
-        sgd.append(result.cumulative_accuracy[-1])
-    print(f"accuracy {np.mean(accuracy):.4f} ± {np.std(accuracy):.4f}, SGD {np.mean(sgd):.4f}")
-    assert np.mean(accuracy) >= np.mean(sgd) - 0.01
-
-
-def _collinear_stream(name, seed, spread=2.0):
+def _assert_no_row_refused_and_as_accurate_as_without_them(name, seed, spread=2.0):
     if name == "generated":
         X, y = _generated(seed)
     else:
         X, y = (load_breast_cancer if name == "breast_cancer" else load_wine)(return_X_y=True)
-    return _collinear_float32(X, seed, spread), y
+    X_clean, X = _collinear_float32(X, seed, spread)
+    accuracy, clean, sgd = [], [], []
+    for order_seed in range(10):
+        order = np.random.default_rng(order_seed).permutation(len(y))
+        Xo, yo = X[order], y[order]
+        assert ScaleInvariantClassifier().fit(Xo, yo).variant_ == "full"  # no FloatingPointError
+        # partial_fit in batches of 10 (a refused batch raises)
+        stream = prequential_score(ScaleInvariantClassifier(), Xo, yo, batch_size=10)
+        accuracy.append(stream.cumulative_accuracy[-1])
+        stream = prequential_score(ScaleInvariantClassifier(), X_clean[order], yo, batch_size=10)
+        clean.append(stream.cumulative_accuracy[-1])
+        sgd.append(
+            prequential_score(_StreamedScaledSGD(), Xo, yo, batch_size=10).cumulative_accuracy[-1]
+        )
+    # columns in the span change nothing in exact arithmetic (Algorithm 2 is invariant
+    # to them): within 1 point of the same learner on the rows without them
+    assert abs(np.mean(accuracy) - np.mean(clean)) <= 0.01
+    # and as accurate as SGD behind a streamed scaler, to the bound that holds on the
+    # clean data (test_defaults_match_a_scaled_sgd_without_a_scaler_on_uncentred_real_data:
+    # 3 points; breast_cancer alone is 1.3 points behind, with or without the columns)
+    assert np.mean(accuracy) >= np.mean(sgd) - 0.03
 
 
 # the data seeds are streams on which the former rule refused rows in some orders
@@ -900,7 +906,7 @@ def test_full_refuses_no_row_of_collinear_columns_stored_in_float32(name, seed):
     # less, a condition number beyond 1e12 once much larger rows come, and batches
     # refused (FloatingPointError) in some row orders. The rank test now drops a
     # remainder within 16 times the float32 storage rounding of the row.
-    _assert_no_row_refused_and_as_accurate_as_scaled_sgd(*_collinear_stream(name, seed), 10)
+    _assert_no_row_refused_and_as_accurate_as_without_them(name, seed)
 
 
 @pytest.mark.slow
@@ -908,6 +914,4 @@ def test_full_refuses_no_row_of_collinear_columns_stored_in_float32(name, seed):
 @pytest.mark.parametrize("name", ["breast_cancer", "wine", "generated"])
 def test_full_refuses_no_row_of_collinear_float32_streams_sweep(name, spread):
     for seed in range(5):
-        _assert_no_row_refused_and_as_accurate_as_scaled_sgd(
-            *_collinear_stream(name, seed, spread), 10
-        )
+        _assert_no_row_refused_and_as_accurate_as_without_them(name, seed, spread)
