@@ -362,7 +362,10 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         when its part outside that span (measured on the factor ``R``)
         exceeds ``rank_tol`` times its squared norm (in internal
         coordinates); a smaller part is rounding and is dropped. This is
-        the rank test of the pseudo-inverse.
+        the rank test of the pseudo-inverse. The part must also exceed 16
+        times the storage rounding of the row in its dtype (``1e-6`` of its
+        norm before centring for float32 input): columns that are collinear
+        but stored in float32 add no direction made of rounding.
         Live: a change acts from the next update on.
 
     warm_start : bool, default=False
@@ -670,7 +673,10 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         when its part outside that span (measured on the factor ``R``)
         exceeds ``rank_tol`` times its squared norm (in internal
         coordinates); a smaller part is rounding and is dropped. This is
-        the rank test of the pseudo-inverse.
+        the rank test of the pseudo-inverse. The part must also exceed 16
+        times the storage rounding of the row in its dtype (``1e-6`` of its
+        norm before centring for float32 input): columns that are collinear
+        but stored in float32 add no direction made of rounding.
         Live: a change acts from the next update on.
 
     warm_start : bool, default=False

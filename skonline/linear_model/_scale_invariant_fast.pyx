@@ -29,7 +29,8 @@ one regression output) that share the feature statistics:
   A zero row of ``R`` at the first position where the rotated row is still
   non-zero means a new direction (the rank grows): the row is moved into
   ``R`` there (leverage 1, prediction 0, Appendix E); a remainder below
-  ``rank_tol · ‖x‖²`` there is rounding and is dropped.
+  ``rank_tol · ‖x‖²``, or below the storage rounding of the row
+  (``storage_tol · ‖x_raw‖²``), there is rounding and is dropped.
 
 Every exponent is clipped at ``max_exponent`` (the rows where that happens are
 counted), predictions are clipped to ``±MAX_PREDICTION`` (NaN to 0) before the
@@ -45,6 +46,7 @@ they are updated in place. Scalars are returned.
 from libc.math cimport exp, fabs, hypot, log
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport drot
+from scipy.linalg.cython_lapack cimport dtrcon
 
 from ._loss cimport HUBER, MULTINOMIAL, loss_and_derivative, multinomial_loss
 from ._rows cimport Rows
@@ -540,6 +542,7 @@ def full_pass_qr(
     Rows rows,
     Stream stream,
     double rank_tol,
+    double storage_tol,
     double[:, ::1] predictions,
 ):
     """One ordered pass of Algorithm 2 on the Givens-updated factor ``R`` (module docstring).
@@ -552,7 +555,11 @@ def full_pass_qr(
     predictions of Algorithm 2, that keeps ``R`` well scaled and makes the
     internal rows the same, up to one rounding, whatever the units of each
     feature (the same bits for power-of-two units). ``Z`` holds ``z_k = R⁻ᵀh_k``.
-    The running scalars are continued in ``stream``. Returns ``(rank,
+    The running scalars are continued in ``stream``. A remainder at a zero
+    row of ``R`` is a new direction when its square exceeds ``rank_tol`` times
+    the row's squared norm and ``storage_tol`` times the squared norm of the
+    row before the shift (each coordinate in its unit): the storage rounding
+    of a row in the span is not a direction. Returns ``(rank,
     has_ref, spread)``, ``spread`` the largest ratio of the largest to the
     smallest pivot ``|R_jj|`` after a row of the pass (a lower bound of
     ``κ(R)``).
@@ -570,7 +577,7 @@ def full_pass_qr(
     cdef double* g = <double*> malloc(K * sizeof(double))
     cdef Py_ssize_t row
     cdef int j, k, first, inc = 1, length
-    cdef double c, s, tmp, gam, norm2, lev, q, E, two_alpha = 2.0 * alpha
+    cdef double c, s, tmp, gam, norm2, raw2, lev, q, E, two_alpha = 2.0 * alpha
     cdef double log_alpha = log(alpha), r_min, r_max, r_abs, spread = 1.0
     cdef bint new_direction, clipped
     if x == NULL or v == NULL or rho == NULL or p == NULL or a == NULL or g == NULL:
@@ -581,6 +588,8 @@ def full_pass_qr(
             for row in range(n):
                 stream.t += 1
                 rows.copy(row, d_x, x)
+                for j in range(d_x):  # the row as stored (v is work space until the rotations)
+                    v[j] = x[j]
                 if intercept:
                     if not has_ref:
                         for j in range(d_x):
@@ -589,7 +598,9 @@ def full_pass_qr(
                     for j in range(d_x):
                         x[j] = x[j] - ref[j]
                     x[d_x] = 1.0
+                    v[d_x] = 1.0
                 norm2 = 0.0
+                raw2 = 0.0
                 for j in range(d):
                     if x[j] * x[j] == 0.0:  # a square that underflows counts as zero
                         x[j] = 0.0
@@ -598,6 +609,8 @@ def full_pass_qr(
                         scale[j] = x[j]
                     x[j] = x[j] / scale[j]
                     norm2 += x[j] * x[j]
+                    tmp = v[j] / scale[j]
+                    raw2 += tmp * tmp
                 # rotate [R; xᵀ] into R, carrying v (from e_bottom) and z (from [z; 0])
                 for j in range(d):
                     v[j] = 0.0
@@ -609,7 +622,7 @@ def full_pass_qr(
                     if x[j] == 0.0:
                         continue
                     if R[j, j] == 0.0:
-                        if x[j] * x[j] > rank_tol * norm2:
+                        if x[j] * x[j] > rank_tol * norm2 and x[j] * x[j] > storage_tol * raw2:
                             # a new direction: the rest of the row becomes row j of R
                             for first in range(j, d):
                                 R[j, first] = x[first]
@@ -676,6 +689,29 @@ def full_pass_qr(
     finally:
         free(x); free(v); free(rho); free(p); free(a); free(g)
     return rank, has_ref, spread
+
+
+def triangular_rcond(double[::1, :] A):
+    """LAPACK ``dtrcon``'s reciprocal 1-norm condition number of the upper triangular ``A``.
+
+    ``A`` is Fortran-ordered, as ``scipy.linalg.lapack.dtrcon`` passes it: the
+    same call, reached through ``scipy.linalg.cython_lapack`` (present in every
+    SciPy the package builds against; the Python wrapper exists only from
+    SciPy 1.15). Raises ``ValueError`` on a negative LAPACK ``info``.
+    """
+    cdef int n = A.shape[0], lda = max(A.shape[0], 1), info = 0
+    cdef double rcond = 0.0
+    if A.shape[1] != n:
+        raise ValueError("triangular_rcond needs a square matrix")
+    if n == 0:
+        return 1.0
+    cdef double[::1] work = np.empty(3 * n)
+    cdef int[::1] iwork = np.empty(n, dtype=np.intc)
+    with nogil:
+        dtrcon(b"1", b"U", b"N", &n, &A[0, 0], &lda, &rcond, &work[0], &iwork[0], &info)
+    if info < 0:
+        raise ValueError(f"dtrcon: argument {-info} is invalid")
+    return rcond
 
 
 def compiled_loss(str name, double[::1] p, double[::1] y, double epsilon):

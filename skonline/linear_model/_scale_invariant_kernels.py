@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import lapack, solve_triangular
+from scipy.linalg import solve_triangular
 
 from ..utils._rows import canonical_csr
 from ._linear import LinearState
@@ -56,12 +56,14 @@ from ._scale_invariant_fast import (
     centered_pass,
     full_pass_qr,
     sparse_pass,
+    triangular_rcond,
 )
 
 __all__ = [
     "MAX_CONDITION",
     "MAX_EXPONENT",
     "MIN_POTENTIAL_WIDTH",
+    "STORAGE_MARGIN",
     "CenteredState",
     "CoordinateState",
     "FullState",
@@ -81,6 +83,24 @@ __all__ = [
 MIN_POTENTIAL_WIDTH = 9.0 / 8.0
 #: Largest exponent of the potential; beyond it the weights are clipped (with a warning).
 MAX_EXPONENT = 700.0
+#: The full variant's rank test also asks a row's remainder at a zero row of
+#: ``R`` to exceed what the storage rounding of the row can produce:
+#: ``STORAGE_MARGIN · u · ‖x_raw‖`` with ``u`` the unit roundoff of the input's
+#: dtype and ``x_raw`` the row *before* the shift to the first row (each
+#: coordinate in its internal unit). The arithmetic: a row in the span of the
+#: rows seen in exact arithmetic (duplicated columns, a column that is the sum of
+#: others) but stored in float32 is off that span by the storage rounding, up to
+#: ``u₃₂ = 2⁻²⁴ ≈ 6e-8`` of each stored entry, so by up to ``u₃₂ ‖x_raw‖``
+#: (the elimination weights it by the coefficients of the dependency, hence the
+#: margin 16). Counted as a direction, that remainder becomes a pivot of
+#: relative size ``1e-7`` or less (much less after the shift when a feature's
+#: offset is large against its spread), the factor's condition number crosses
+#: ``MAX_CONDITION`` and valid rows are refused. ``(16 u₃₂)² ≈ 9e-13``: a float32
+#: remainder below ``1e-6 ‖x_raw‖`` is storage rounding, dropped. For float64
+#: input ``(16 u₆₄)² ≈ 3e-30`` adds to ``rank_tol = 1e-20`` (which covers the
+#: float64 rounding of the rotations) only where an offset exceeds ``2e5`` times
+#: the shifted row (there float64 storage rounding is ``1e-11`` of the row).
+STORAGE_MARGIN = 16.0
 #: Largest condition number of the full variant's factor ``R`` (``κ(X)``, the
 #: square root of ``κ(S)``) with which a pass is accepted: the predictions then
 #: carry a relative error of about ``κ · eps`` (``2e-4`` at this bound).
@@ -640,8 +660,11 @@ def full_pass(
     rank_tol : float
         A row is a new direction when, at the first zero row of ``R`` where
         the rotated row is still non-zero, its squared entry exceeds
-        ``rank_tol`` times the row's squared norm (in internal coordinates);
-        a smaller remainder is rounding and is dropped.
+        ``rank_tol`` times the row's squared norm (in internal coordinates)
+        and ``(STORAGE_MARGIN · u)²`` times the squared norm of the row before
+        the shift to the first row (``u`` the unit roundoff of ``X``'s dtype:
+        the storage rounding of a row in the span, see ``STORAGE_MARGIN``); a
+        smaller remainder is rounding and is dropped.
 
     Returns
     -------
@@ -660,6 +683,8 @@ def full_pass(
     state = _with_copies(state, "R", "Z", "gamma", "scale", "ref")
     stream = _stream(state, T, sw, potential_width, loss, epsilon, center_target)
     predictions = np.empty((len(sw), state.Z.shape[0]))
+    dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else np.dtype(np.float64)
+    storage_tol = (STORAGE_MARGIN * float(np.finfo(dtype).eps) / 2.0) ** 2
     rank, has_ref, spread = full_pass_qr(
         state.R,
         state.Z,
@@ -672,6 +697,7 @@ def full_pass(
         _rows(X),
         stream,
         float(rank_tol),
+        storage_tol,
         predictions,
     )
     _finish(state, stream)
@@ -687,11 +713,15 @@ def full_pass(
 
 
 def full_condition(state: FullState) -> float:
-    """LAPACK's estimate of the 1-norm condition number of ``R`` on its range (1 when empty)."""
+    """LAPACK's estimate of the 1-norm condition number of ``R`` on its range (1 when empty).
+
+    ``dtrcon`` is called from the compiled module (``scipy.linalg.lapack.dtrcon``
+    exists only from SciPy 1.15).
+    """
     piv = np.flatnonzero(np.diag(state.R) != 0.0)
     if piv.size == 0:
         return 1.0
-    rcond, _ = lapack.dtrcon(state.R[np.ix_(piv, piv)])
+    rcond = triangular_rcond(np.asfortranarray(state.R[np.ix_(piv, piv)]))
     return math.inf if rcond == 0.0 else 1.0 / rcond
 
 

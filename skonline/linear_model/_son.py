@@ -423,9 +423,9 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         Directions sketch (RFD-SON, paper Alg. 3/6), ``H = BᵀB + αI`` with ``α``
         grown by the sketch; runs with ``alpha0=0`` ("RFD0", no
         hyperparameter). ``"fd"``: FD-SON, ``α`` fixed at ``alpha0 > 0``.
-        ``"full"``: FULL-ON, the exact ``H`` by Sherman–Morrison,
-        ``O(n_features²)`` per row. ``"diag"``: diagonal AdaGrad,
-        ``D = alpha0 + sqrt(Σ g²)``.
+        ``"full"``: FULL-ON, the exact ``H``, ``O(n_features²)`` per row, in
+        the sketches' factored form (their solves and ``solve_rtol`` rule).
+        ``"diag"``: diagonal AdaGrad, ``D = alpha0 + sqrt(Σ g²)``.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -763,9 +763,9 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         Directions sketch (RFD-SON, paper Alg. 3/6), ``H = BᵀB + αI`` with ``α``
         grown by the sketch; runs with ``alpha0=0`` ("RFD0", no
         hyperparameter). ``"fd"``: FD-SON, ``α`` fixed at ``alpha0 > 0``.
-        ``"full"``: FULL-ON, the exact ``H`` by Sherman–Morrison,
-        ``O(n_features²)`` per row. ``"diag"``: diagonal AdaGrad,
-        ``D = alpha0 + sqrt(Σ g²)``.
+        ``"full"``: FULL-ON, the exact ``H``, ``O(n_features²)`` per row, in
+        the sketches' factored form (their solves and ``solve_rtol`` rule).
+        ``"diag"``: diagonal AdaGrad, ``D = alpha0 + sqrt(Σ g²)``.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 

@@ -149,7 +149,10 @@ class CurvatureState:
     ``S`` the sketch's Gram matrix in that basis and ``L`` the Cholesky factor
     of ``S + αI`` (valid where ``factor_ok``); ``n_rows`` counts the buffer
     rows (``virtual_rows`` the zero rows Alg. 6 starts with). ``"full"``:
-    ``H_inv``. ``"diag"``: ``sq = Σ g²``. Unused arrays are empty.
+    the same form with a basis of up to ``d`` rows and no compaction, so
+    ``H = BᵀB + α₀I`` exactly (the sketches' solves and singular-case rule,
+    not an inverse updated by Sherman–Morrison). ``"diag"``: ``sq = Σ g²``.
+    Unused arrays are empty.
     """
 
     kind: str
@@ -166,7 +169,6 @@ class CurvatureState:
     factor_ok: np.ndarray
     alpha: np.ndarray
     shrinkage: np.ndarray
-    H_inv: np.ndarray
     sq: np.ndarray
 
     def copy(self) -> CurvatureState:
@@ -181,12 +183,10 @@ class CurvatureState:
 
     def gram(self, k: int) -> np.ndarray:
         """``H − αI`` of model ``k`` as a dense ``d × d`` matrix (tests and read-outs)."""
-        if self.kind == "sketch":
+        if self.kind in ("sketch", "full"):
             q = int(self.q_dim[k])
             Q = self.Q[k, :q]
             return Q.T @ self.S[k, :q, :q] @ Q
-        if self.kind == "full":
-            return np.linalg.inv(self.H_inv[k]) - self.alpha0 * np.eye(self.H_inv.shape[1])
         return np.diag(np.sqrt(self.sq[k]))
 
 
@@ -202,14 +202,14 @@ def new_curvature(
 ) -> CurvatureState:
     """The curvature of ``n_models`` fresh models (``H = alpha0 · I``)."""
     K, d = n_models, n_features
-    cap = 2 * m if kind == "sketch" else 0
+    cap = {"sketch": 2 * m, "full": d}.get(kind, 0)
     ints = lambda v: np.full(K, v, dtype=np.intc)  # noqa: E731
     return CurvatureState(
         kind=kind,
         m=int(m),
         robust=bool(robust),
         alpha0=float(alpha0),
-        Q=np.zeros((K, cap, d if cap else 0)),
+        Q=np.zeros((K, cap, d if cap else 0)),  # full: up to d basis rows
         S=np.zeros((K, cap, cap)),
         L=np.zeros((K, cap, cap)),
         q_dim=ints(0),
@@ -219,7 +219,6 @@ def new_curvature(
         factor_ok=ints(1),
         alpha=np.full(K, float(alpha0)),
         shrinkage=np.zeros(K),
-        H_inv=(np.stack([np.eye(d) / alpha0] * K) if kind == "full" else np.zeros((K, 0, 0))),
         sq=np.zeros((K, d)) if kind == "diag" else np.zeros((K, 0)),
     )
 

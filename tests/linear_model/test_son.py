@@ -10,6 +10,7 @@ from sklearn.datasets import load_iris
 from sklearn.preprocessing import StandardScaler
 from skonline.linear_model._son_fast import _SketchOps
 
+import skonline
 from skonline import RobustFrequentDirections
 from skonline.linear_model import (
     _losses,
@@ -327,3 +328,31 @@ def test_diagonal_auto_alpha0_is_in_gradient_units():
     np.testing.assert_allclose(reg.alpha0_, np.sqrt(Reg._prior_rows * g2), rtol=1e-12)
     assert Reg(sketch="diag").fit(X, y).score(X, y) > 0.4
     assert Reg(sketch="diag", alpha0=2.5).fit(X, y).alpha0_ == 2.5
+
+
+@pytest.mark.parametrize("huge", [1e15, 1e100])
+def test_full_guards_its_state_against_one_huge_row_as_rfd_does(huge):
+    # FULL-ON kept H⁻¹ by Sherman–Morrison: one huge row left it wrong by eps·‖H⁻¹‖
+    # along that row, the next step was 1e10 (MAE 0.05 -> 3e10) and from a 1e100 row
+    # on every clean batch raised FloatingPointError. It now runs on the sketches'
+    # factored form and singular-case rule: with d < sketch_size RFD-SON never shrinks
+    # and keeps the same H, so both make the same predictions, before and after.
+    rng = np.random.default_rng(0)
+    d = 5
+    w = rng.standard_normal(d)
+    X = rng.standard_normal((10_000, d))
+    y = X @ w + 0.05 * rng.standard_normal(10_000)
+    batches = [rng.standard_normal((100, d)) for _ in range(20)]
+    X_test = rng.standard_normal((2000, d))
+    mae = {}
+    for sketch in ("rfd", "full"):
+        reg = skonline.RFDSONRegressor(sketch=sketch).partial_fit(X, y)  # the defaults
+        assert np.mean(np.abs(reg.predict(X_test) - X_test @ w)) < 0.05
+        reg.partial_fit(np.full((1, d), huge), [0.0])
+        for Xb in batches:  # every later clean batch is accepted
+            reg.partial_fit(Xb, Xb @ w)
+        predictions = reg.predict(X_test)
+        assert np.isfinite(reg.coef_).all()
+        mae[sketch] = np.mean(np.abs(predictions - X_test @ w))
+    assert mae["full"] < 0.2  # usable (the targets have unit scale)
+    np.testing.assert_allclose(mae["full"], mae["rfd"], rtol=1e-6)
