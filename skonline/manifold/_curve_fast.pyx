@@ -172,6 +172,11 @@ def segments_sqdist(const double[:, ::1] X, const double[:, ::1] V, int lo, int 
     """
     cdef Py_ssize_t n = X.shape[0], r
     cdef int d = X.shape[1], i
+    if lo < 0 or m < 0 or lo + m > V.shape[0] - 1 or V.shape[1] != d:
+        raise ValueError(f"segments {lo} .. {lo + m - 1} not on a curve of {V.shape[0] - 1}")
+    if (dist_out.shape[0] < n or tau_out.shape[0] < n or dist_out.shape[1] < m
+            or tau_out.shape[1] < m):
+        raise ValueError("the output arrays are smaller than rows x segments")
     with nogil:
         for r in range(n):
             for i in range(m):
@@ -206,6 +211,23 @@ cdef class StoredRows:
         self.amin = amin
 
 
+cdef _check_block(StoredRows rows, const double[:, ::1] V, const double[:, ::1] G,
+                  const double[::1] center, int first, int last, int empty_pos):
+    """Raise ``ValueError`` unless every index the search takes from its arguments is in range."""
+    cdef Py_ssize_t k = V.shape[0] - 1, d = V.shape[1]
+    if k < 0:
+        raise ValueError("the curve has no vertex")
+    if rows.X.shape[1] != d or G.shape[1] != d or center.shape[0] != d:
+        raise ValueError("the rows, the vertices, the grid and the centre differ in dimension")
+    if rows.D.shape[1] < k:
+        raise ValueError("the distance cache has fewer columns than the curve has segments")
+    if first < 0:
+        if not 0 <= empty_pos <= k + 1:
+            raise ValueError(f"insertion position {empty_pos} outside 0 .. {k + 1}")
+    elif not first <= last <= k:
+        raise ValueError(f"vertex block {first} .. {last} outside 0 .. {k}")
+
+
 def local_candidates(
     StoredRows rows,
     const double[:, ::1] V,
@@ -234,32 +256,32 @@ def local_candidates(
     cdef int n = X.shape[0], d = X.shape[1], m = G.shape[0]
     cdef int k = V.shape[0] - 1
     cdef int nf = 0, f, j, l, q, r, g, c, e, i, nu = 0
-    cdef int fam_kind[64]
-    cdef int fam_pos[64]
-    cdef int fam_lo[64]
-    cdef int fam_hi[64]
-    cdef int fam_e[64][2]
-    cdef int fam_ne[64]
-    cdef int fam_excl[64]
-    cdef int used[64]
-    cdef bint useful[64]
-    cdef bint keeps[64]
-    cdef int ngood[64]
-
-    cdef int[:, ::1] good
-    cdef int slot_of[4096]
     cdef int lo_min, hi_max
     cdef double rho = 0.0, t, total_len = 0.0, base, best, nd, wr, dr
     cdef bint moved
 
-    if k + 1 > 4096:
-        raise ValueError("too many vertices")
-    # families: moves, then inserts (Algorithm 3's local changes, generation order)
+    _check_block(rows, V, G, center, first, last, empty_pos)
+    # families: moves, then inserts (Algorithm 3's local changes, generation
+    # order); every buffer is sized from the block, once per call
+    if first < 0:
+        nf = 1 if can_insert else 0
+    else:
+        nf = (last - first + 1) + ((last - first + 2) if can_insert else 0)
+    cdef int[::1] fam_kind = np.empty(max(nf, 1), dtype=np.intc)
+    cdef int[::1] fam_pos = np.empty(max(nf, 1), dtype=np.intc)
+    cdef int[::1] fam_lo = np.empty(max(nf, 1), dtype=np.intc)
+    cdef int[::1] fam_hi = np.empty(max(nf, 1), dtype=np.intc)
+    cdef int[:, ::1] fam_e = np.empty((max(nf, 1), 2), dtype=np.intc)
+    cdef int[::1] fam_ne = np.empty(max(nf, 1), dtype=np.intc)
+    cdef int[::1] fam_excl = np.empty(max(nf, 1), dtype=np.intc)
+    # the fixed vertices the families join a grid point to, each once
+    cdef int[::1] slot_of = np.full(k + 1, -1, dtype=np.intc)
+    cdef int[::1] used = np.empty(k + 1, dtype=np.intc)
+    nf = 0
     if first < 0:
         if can_insert:
-            q = empty_pos
             fam_kind[nf] = INSERT
-            fam_pos[nf] = q
+            fam_pos[nf] = empty_pos
             nf += 1
     else:
         for l in range(first, last + 1):
@@ -271,30 +293,26 @@ def local_candidates(
                 fam_kind[nf] = INSERT
                 fam_pos[nf] = q
                 nf += 1
-    if nf > 64:
-        raise ValueError("block too large")
-    for j in range(k + 1):
-        slot_of[j] = -1
     for f in range(nf):
         l = fam_pos[f]
         fam_ne[f] = 0
         fam_excl[f] = -1
         if fam_kind[f] == MOVE:
             if l > 0:
-                fam_e[f][fam_ne[f]] = l - 1
+                fam_e[f, fam_ne[f]] = l - 1
                 fam_ne[f] += 1
             if l < k:
-                fam_e[f][fam_ne[f]] = l + 1
+                fam_e[f, fam_ne[f]] = l + 1
                 fam_ne[f] += 1
             fam_lo[f] = l - 1 if l > 0 else 0
             fam_hi[f] = l + 1 if l + 1 < k else k
             fam_excl[f] = l
         else:
             if l > 0:
-                fam_e[f][fam_ne[f]] = l - 1
+                fam_e[f, fam_ne[f]] = l - 1
                 fam_ne[f] += 1
             if l <= k:
-                fam_e[f][fam_ne[f]] = l
+                fam_e[f, fam_ne[f]] = l
                 fam_ne[f] += 1
             if 1 <= l <= k:
                 fam_lo[f] = l - 1
@@ -306,7 +324,7 @@ def local_candidates(
                 fam_lo[f] = k
                 fam_hi[f] = k
         for e in range(fam_ne[f]):
-            j = fam_e[f][e]
+            j = fam_e[f, e]
             if slot_of[j] < 0:
                 slot_of[j] = nu
                 used[nu] = j
@@ -339,6 +357,11 @@ def local_candidates(
     cdef double[:, :, ::1] U
     cdef double[:, ::1] uu, inv_uu
     cdef double[::1] y
+    cdef int[:, ::1] good
+    # per row: whether the row keeps its segment in every family using a vertex,
+    # and how many tips of the vertex's fan come closer than the curve
+    cdef int[::1] keeps
+    cdef int[::1] ngood
 
     cdef int n_cand = 0
     cdef double new_len
@@ -375,6 +398,8 @@ def local_candidates(
         uu = np.empty((max(nu, 1), max(m, 1)))
         inv_uu = np.zeros((max(nu, 1), max(m, 1)))
         y = np.empty(d)
+        keeps = np.empty(max(nu, 1), dtype=np.intc)
+        ngood = np.empty(max(nu, 1), dtype=np.intc)
         for i in range(nu):
             for g in range(m):
                 t = 0.0
@@ -403,14 +428,13 @@ def local_candidates(
                     for f in range(nf):
                         if fam_lo[f] <= amin[r] < fam_hi[f]:
                             for e in range(fam_ne[f]):
-                                keeps[slot_of[fam_e[f][e]]] = False
+                                keeps[slot_of[fam_e[f, e]]] = False
                 for i in range(nu):
                     yy = 0.0
                     for j in range(d):
                         y[j] = X[r, j] - V[used[i], j]
                         yy += y[j] * y[j]
                     xp = sqrt(yy)
-                    useful[i] = False
                     ngood[i] = 0
                     for g in range(m):
                         # a point of [v, g] is at least |x - v| - |g - v| from x: when
@@ -429,7 +453,6 @@ def local_candidates(
                         t = yy - 2.0 * tt * yu + tt * tt * uu[i, g]
                         fan[i, g] = t if t > 0.0 else 0.0
                         if fan[i, g] < dr:
-                            useful[i] = True
                             good[i, ngood[i]] = g
                             ngood[i] += 1
                 for f in range(nf):
@@ -438,13 +461,13 @@ def local_candidates(
                         # only the tips whose segment comes closer than the curve change
                         # the row's loss (the others leave it at Δ(f̂, x))
                         for e in range(fam_ne[f]):
-                            i = slot_of[fam_e[f][e]]
+                            i = slot_of[fam_e[f, e]]
                             for c in range(ngood[i]):
                                 g = good[i, c]
                                 best = dr
                                 q = 0
                                 for l in range(fam_ne[f]):
-                                    nd = fan[slot_of[fam_e[f][l]], g]
+                                    nd = fan[slot_of[fam_e[f, l]], g]
                                     if nd < best:
                                         best = nd
                                         q = l
@@ -458,7 +481,7 @@ def local_candidates(
                     for g in range(m):
                         best = base
                         for e in range(fam_ne[f]):
-                            nd = fan[slot_of[fam_e[f][e]], g]
+                            nd = fan[slot_of[fam_e[f, e]], g]
                             if nd < best:
                                 best = nd
                         tot[f, g] += wr * (best - dr)
@@ -469,7 +492,7 @@ def local_candidates(
                     continue
                 moved = False
                 for e in range(fam_ne[f]):
-                    if same(&G[g, 0], &V[fam_e[f][e], 0], d):
+                    if same(&G[g, 0], &V[fam_e[f, e], 0], d):
                         moved = True
                 if moved:
                     continue
@@ -477,7 +500,7 @@ def local_candidates(
                 for c in range(fam_lo[f], fam_hi[f]):
                     new_len -= sl[c]
                 for e in range(fam_ne[f]):
-                    new_len += dist(&G[g, 0], &V[fam_e[f][e], 0], d)
+                    new_len += dist(&G[g, 0], &V[fam_e[f, e], 0], d)
                 if max_length >= 0.0 and new_len > max_length:
                     continue
                 kind_v[n_cand] = fam_kind[f]
