@@ -1,4 +1,5 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: language_level=3
+# boundscheck, wraparound and cdivision come from setup.py (a test build turns the checks on)
 """Compiled local search of a sequential principal curve (Guedj & Li, Algorithm 3).
 
 One round of the practical slpc changes one vertex of the block inside the
