@@ -1,4 +1,5 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: language_level=3
+# boundscheck, wraparound and cdivision come from setup.py (a test build turns the checks on)
 """Compiled local search of a sequential principal curve (Guedj & Li, Algorithm 3).
 
 One round of the practical slpc changes one vertex of the block inside the
@@ -15,6 +16,11 @@ generates the candidates of a round in that order and computes, for each:
   per fixed vertex ``v_j`` and serve every family that uses ``v_j``;
 * its length and its turn cost ``Σ_i (1 − cos θ_i) / 2``, from the few
   segments and turns it changes.
+
+The work space of a round (a table of its families, one of the curve's
+vertices, the fans) is sized from the round's block and curve and allocated
+once per call, so any ``max_segments`` works; the block is checked against
+the curve before any vertex is read.
 
 Also: the squared distances of rows to segments (the caches of
 :class:`~skonline.manifold._row_memory.RowMemory`). Plain C loops over
@@ -35,6 +41,26 @@ cdef enum:
     MOVE = 1
     INSERT = 2
     DELETE = 3
+
+# rows of a round's family table (one column per family)
+cdef enum:
+    F_KIND = 0  # MOVE or INSERT
+    F_POS = 1  # vertex moved, or insertion position
+    F_LO = 2  # segments F_LO .. F_HI-1 of the curve are replaced
+    F_HI = 3
+    F_END = 4  # F_END, F_END+1: the fixed vertices joined to the grid point
+    F_NE = 6  # how many (0 to 2)
+    F_EXCL = 7  # a move's own vertex (a tip equal to it keeps the curve), or -1
+    F_SLOT = 8  # F_SLOT, F_SLOT+1: the slots of the fixed vertices (rows of the fans)
+    F_ROWS = 10
+
+# rows of a round's vertex table (one column per vertex of the curve)
+cdef enum:
+    V_SLOT = 0  # the vertex's slot among the fixed vertices used, or -1
+    V_USED = 1  # the vertex of each slot
+    V_KEEPS = 2  # per slot, for the current row: the row keeps its segment in the slot's families
+    V_NGOOD = 3  # per slot, for the current row: tips whose segment comes closer than the curve
+    V_ROWS = 4
 
 
 cdef inline double seg_sqdist(const double* x, const double* a, const double* b, int d,
@@ -172,6 +198,11 @@ def segments_sqdist(const double[:, ::1] X, const double[:, ::1] V, int lo, int 
     """
     cdef Py_ssize_t n = X.shape[0], r
     cdef int d = X.shape[1], i
+    if lo < 0 or m < 0 or lo + m > V.shape[0] - 1 or V.shape[1] != d:
+        raise ValueError(f"segments {lo} .. {lo + m - 1} not on a curve of {V.shape[0] - 1}")
+    if (dist_out.shape[0] < n or tau_out.shape[0] < n or dist_out.shape[1] < m
+            or tau_out.shape[1] < m):
+        raise ValueError("the output arrays are smaller than rows x segments")
     with nogil:
         for r in range(n):
             for i in range(m):
@@ -206,6 +237,23 @@ cdef class StoredRows:
         self.amin = amin
 
 
+cdef _check_block(StoredRows rows, const double[:, ::1] V, const double[:, ::1] G,
+                  const double[::1] center, int first, int last, int empty_pos):
+    """Raise ``ValueError`` unless every index the search takes from its arguments is in range."""
+    cdef Py_ssize_t k = V.shape[0] - 1, d = V.shape[1]
+    if k < 0:
+        raise ValueError("the curve has no vertex")
+    if rows.X.shape[1] != d or G.shape[1] != d or center.shape[0] != d:
+        raise ValueError("the rows, the vertices, the grid and the centre differ in dimension")
+    if rows.D.shape[1] < k:
+        raise ValueError("the distance cache has fewer columns than the curve has segments")
+    if first < 0:
+        if not 0 <= empty_pos <= k + 1:
+            raise ValueError(f"insertion position {empty_pos} outside 0 .. {k + 1}")
+    elif not first <= last <= k:
+        raise ValueError(f"vertex block {first} .. {last} outside 0 .. {k}")
+
+
 def local_candidates(
     StoredRows rows,
     const double[:, ::1] V,
@@ -233,84 +281,80 @@ def local_candidates(
     cdef const cnp.int64_t[::1] amin = rows.amin
     cdef int n = X.shape[0], d = X.shape[1], m = G.shape[0]
     cdef int k = V.shape[0] - 1
-    cdef int nf = 0, f, j, l, q, r, g, c, e, i, nu = 0
-    cdef int fam_kind[64]
-    cdef int fam_pos[64]
-    cdef int fam_lo[64]
-    cdef int fam_hi[64]
-    cdef int fam_e[64][2]
-    cdef int fam_ne[64]
-    cdef int fam_excl[64]
-    cdef int used[64]
-    cdef bint useful[64]
-    cdef bint keeps[64]
-    cdef int ngood[64]
-
-    cdef int[:, ::1] good
-    cdef int slot_of[4096]
+    cdef int nf = 0, f, j, l, q, r, g, c, e, i, nu = 0, ne, ng, keeps, lo, hi, a, s0, s1
     cdef int lo_min, hi_max
     cdef double rho = 0.0, t, total_len = 0.0, base, best, nd, wr, dr
     cdef bint moved
 
-    if k + 1 > 4096:
-        raise ValueError("too many vertices")
-    # families: moves, then inserts (Algorithm 3's local changes, generation order)
+    _check_block(rows, V, G, center, first, last, empty_pos)
+    # families: moves, then inserts (Algorithm 3's local changes, generation
+    # order); every buffer is sized from the block, once per call
+    if first < 0:
+        nf = 1 if can_insert else 0
+    else:
+        nf = (last - first + 1) + ((last - first + 2) if can_insert else 0)
+    # the family table and the vertex table: two buffers per call, sized from the
+    # block and the curve (no bound the input can overflow)
+    fam_a = np.empty((F_ROWS, max(nf, 1)), dtype=np.intc)
+    vert_a = np.empty((V_ROWS, k + 1), dtype=np.intc)
+    vert_a[V_SLOT] = -1
+    cdef int[:, ::1] fam = fam_a, vert = vert_a
+    nf = 0
     if first < 0:
         if can_insert:
-            q = empty_pos
-            fam_kind[nf] = INSERT
-            fam_pos[nf] = q
+            fam[F_KIND, nf] = INSERT
+            fam[F_POS, nf] = empty_pos
             nf += 1
     else:
         for l in range(first, last + 1):
-            fam_kind[nf] = MOVE
-            fam_pos[nf] = l
+            fam[F_KIND, nf] = MOVE
+            fam[F_POS, nf] = l
             nf += 1
         if can_insert:
             for q in range(first, last + 2):
-                fam_kind[nf] = INSERT
-                fam_pos[nf] = q
+                fam[F_KIND, nf] = INSERT
+                fam[F_POS, nf] = q
                 nf += 1
-    if nf > 64:
-        raise ValueError("block too large")
-    for j in range(k + 1):
-        slot_of[j] = -1
     for f in range(nf):
-        l = fam_pos[f]
-        fam_ne[f] = 0
-        fam_excl[f] = -1
-        if fam_kind[f] == MOVE:
+        l = fam[F_POS, f]
+        ne = 0
+        fam[F_EXCL, f] = -1
+        fam[F_SLOT, f] = -1
+        fam[F_SLOT + 1, f] = -1
+        if fam[F_KIND, f] == MOVE:
             if l > 0:
-                fam_e[f][fam_ne[f]] = l - 1
-                fam_ne[f] += 1
+                fam[F_END + ne, f] = l - 1
+                ne += 1
             if l < k:
-                fam_e[f][fam_ne[f]] = l + 1
-                fam_ne[f] += 1
-            fam_lo[f] = l - 1 if l > 0 else 0
-            fam_hi[f] = l + 1 if l + 1 < k else k
-            fam_excl[f] = l
+                fam[F_END + ne, f] = l + 1
+                ne += 1
+            fam[F_LO, f] = l - 1 if l > 0 else 0
+            fam[F_HI, f] = l + 1 if l + 1 < k else k
+            fam[F_EXCL, f] = l
         else:
             if l > 0:
-                fam_e[f][fam_ne[f]] = l - 1
-                fam_ne[f] += 1
+                fam[F_END + ne, f] = l - 1
+                ne += 1
             if l <= k:
-                fam_e[f][fam_ne[f]] = l
-                fam_ne[f] += 1
+                fam[F_END + ne, f] = l
+                ne += 1
             if 1 <= l <= k:
-                fam_lo[f] = l - 1
-                fam_hi[f] = l
+                fam[F_LO, f] = l - 1
+                fam[F_HI, f] = l
             elif l == 0:
-                fam_lo[f] = 0
-                fam_hi[f] = 0
+                fam[F_LO, f] = 0
+                fam[F_HI, f] = 0
             else:
-                fam_lo[f] = k
-                fam_hi[f] = k
-        for e in range(fam_ne[f]):
-            j = fam_e[f][e]
-            if slot_of[j] < 0:
-                slot_of[j] = nu
-                used[nu] = j
+                fam[F_LO, f] = k
+                fam[F_HI, f] = k
+        fam[F_NE, f] = ne
+        for e in range(ne):
+            j = fam[F_END + e, f]
+            if vert[V_SLOT, j] < 0:
+                vert[V_SLOT, j] = nu
+                vert[V_USED, nu] = j
                 nu += 1
+            fam[F_SLOT + e, f] = vert[V_SLOT, j]
 
     seg_len = np.empty(k)
     cdef double[::1] sl = seg_len
@@ -339,6 +383,7 @@ def local_candidates(
     cdef double[:, :, ::1] U
     cdef double[:, ::1] uu, inv_uu
     cdef double[::1] y
+    cdef int[:, ::1] good
 
     cdef int n_cand = 0
     cdef double new_len
@@ -359,16 +404,16 @@ def local_candidates(
             if t > rho:
                 rho = t
         for i in range(nu):
-            t = dist(&V[used[i], 0], &center[0], d)
+            t = dist(&V[vert[V_USED, i], 0], &center[0], d)
             if t > rho:
                 rho = t
         lo_min = k
         hi_max = 0
         for f in range(nf):
-            if fam_lo[f] < lo_min:
-                lo_min = fam_lo[f]
-            if fam_hi[f] > hi_max:
-                hi_max = fam_hi[f]
+            if fam[F_LO, f] < lo_min:
+                lo_min = fam[F_LO, f]
+            if fam[F_HI, f] > hi_max:
+                hi_max = fam[F_HI, f]
         # the segments [v, g] of each used vertex v: directions, squared and plain lengths
         good = np.empty((max(nu, 1), max(m, 1)), dtype=np.intc)
         U = np.empty((max(nu, 1), max(m, 1), d))
@@ -379,7 +424,7 @@ def local_candidates(
             for g in range(m):
                 t = 0.0
                 for j in range(d):
-                    U[i, g, j] = G[g, j] - V[used[i], j]
+                    U[i, g, j] = G[g, j] - V[vert[V_USED, i], j]
                     t += U[i, g, j] * U[i, g, j]
                 uu[i, g] = t
                 if t > 0.0:
@@ -397,25 +442,26 @@ def local_candidates(
                     continue
                 # a vertex serves families in which the row keeps its segment
                 # (prunable against Δ(f̂, x)) or loses it (not prunable)
+                a = amin[r]
                 for i in range(nu):
-                    keeps[i] = True
+                    vert[V_KEEPS, i] = True
                 if any_moved:
                     for f in range(nf):
-                        if fam_lo[f] <= amin[r] < fam_hi[f]:
-                            for e in range(fam_ne[f]):
-                                keeps[slot_of[fam_e[f][e]]] = False
+                        if fam[F_LO, f] <= a < fam[F_HI, f]:
+                            for e in range(fam[F_NE, f]):
+                                vert[V_KEEPS, fam[F_SLOT + e, f]] = False
                 for i in range(nu):
                     yy = 0.0
                     for j in range(d):
-                        y[j] = X[r, j] - V[used[i], j]
+                        y[j] = X[r, j] - V[vert[V_USED, i], j]
                         yy += y[j] * y[j]
                     xp = sqrt(yy)
-                    useful[i] = False
-                    ngood[i] = 0
+                    keeps = vert[V_KEEPS, i]
+                    ng = 0
                     for g in range(m):
                         # a point of [v, g] is at least |x - v| - |g - v| from x: when
                         # that is >= sqrt(Δ(f̂, x)) the segment cannot bring x closer
-                        if keeps[i] and xp - tip[i, g] >= sd:
+                        if keeps and xp - tip[i, g] >= sd:
                             fan[i, g] = INFINITY
                             continue
                         yu = 0.0
@@ -429,65 +475,77 @@ def local_candidates(
                         t = yy - 2.0 * tt * yu + tt * tt * uu[i, g]
                         fan[i, g] = t if t > 0.0 else 0.0
                         if fan[i, g] < dr:
-                            useful[i] = True
-                            good[i, ngood[i]] = g
-                            ngood[i] += 1
+                            good[i, ng] = g
+                            ng += 1
+                    vert[V_NGOOD, i] = ng
                 for f in range(nf):
-                    moved = fam_lo[f] <= amin[r] < fam_hi[f]
-                    if not moved:
+                    lo = fam[F_LO, f]
+                    hi = fam[F_HI, f]
+                    ne = fam[F_NE, f]
+                    s0 = fam[F_SLOT, f]
+                    s1 = fam[F_SLOT + 1, f]
+                    if not (lo <= a < hi):
                         # only the tips whose segment comes closer than the curve change
                         # the row's loss (the others leave it at Δ(f̂, x))
-                        for e in range(fam_ne[f]):
-                            i = slot_of[fam_e[f][e]]
-                            for c in range(ngood[i]):
+                        for e in range(ne):
+                            i = s0 if e == 0 else s1
+                            for c in range(vert[V_NGOOD, i]):
                                 g = good[i, c]
+                                # the nearer of the family's (one or two) new segments
                                 best = dr
                                 q = 0
-                                for l in range(fam_ne[f]):
-                                    nd = fan[slot_of[fam_e[f][l]], g]
+                                nd = fan[s0, g]
+                                if nd < best:
+                                    best = nd
+                                if ne == 2:
+                                    nd = fan[s1, g]
                                     if nd < best:
                                         best = nd
-                                        q = l
+                                        q = 1
                                 if q == e:  # counted once, from the end that is nearest
                                     tot[f, g] += wr * (best - dr)
                         continue
                     base = INFINITY
                     for c in range(k):
-                        if (c < fam_lo[f] or c >= fam_hi[f]) and D[r, c] < base:
+                        if (c < lo or c >= hi) and D[r, c] < base:
                             base = D[r, c]
                     for g in range(m):
                         best = base
-                        for e in range(fam_ne[f]):
-                            nd = fan[slot_of[fam_e[f][e]], g]
+                        if ne >= 1:
+                            nd = fan[s0, g]
                             if nd < best:
                                 best = nd
+                            if ne == 2:
+                                nd = fan[s1, g]
+                                if nd < best:
+                                    best = nd
                         tot[f, g] += wr * (best - dr)
         # the valid tips of each family, in grid order
         for f in range(nf):
             for g in range(m):
-                if fam_excl[f] >= 0 and same(&G[g, 0], &V[fam_excl[f], 0], d):
+                if fam[F_EXCL, f] >= 0 and same(&G[g, 0], &V[fam[F_EXCL, f], 0], d):
                     continue
                 moved = False
-                for e in range(fam_ne[f]):
-                    if same(&G[g, 0], &V[fam_e[f][e], 0], d):
+                for e in range(fam[F_NE, f]):
+                    if same(&G[g, 0], &V[fam[F_END + e, f], 0], d):
                         moved = True
                 if moved:
                     continue
                 new_len = total_len
-                for c in range(fam_lo[f], fam_hi[f]):
+                for c in range(fam[F_LO, f], fam[F_HI, f]):
                     new_len -= sl[c]
-                for e in range(fam_ne[f]):
-                    new_len += dist(&G[g, 0], &V[fam_e[f][e], 0], d)
+                for e in range(fam[F_NE, f]):
+                    new_len += dist(&G[g, 0], &V[fam[F_END + e, f], 0], d)
                 if max_length >= 0.0 and new_len > max_length:
                     continue
-                kind_v[n_cand] = fam_kind[f]
-                pos_v[n_cand] = fam_pos[f]
+                kind_v[n_cand] = fam[F_KIND, f]
+                pos_v[n_cand] = fam[F_POS, f]
                 gidx_v[n_cand] = g
                 dl_v[n_cand] = tot[f, g]
-                ns_v[n_cand] = k if fam_kind[f] == MOVE else k + 1
+                ns_v[n_cand] = k if fam[F_KIND, f] == MOVE else k + 1
                 len_v[n_cand] = new_len
                 if want_turns:
-                    turn_v[n_cand] = family_turn_change(V, fam_kind[f], fam_pos[f], &G[g, 0])
+                    turn_v[n_cand] = family_turn_change(V, fam[F_KIND, f], fam[F_POS, f], &G[g, 0])
                 n_cand += 1
 
     # deletes
