@@ -238,7 +238,13 @@ def _fitted_arrays_finite(est):
     return None
 
 
-_WARM: dict[Any, bytes] = {}
+_WARM: dict[Any, bytes | str] = {}
+
+
+def _describe(exc):
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    where = f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}"
+    return f"{type(exc).__name__}: {str(exc)[:200]} (at {where})"
 
 
 def run_case(case: Case):
@@ -251,10 +257,18 @@ def run_case(case: Case):
     sys.unraisablehook = hook
     key = (case.make, case.warm)
     if key not in _WARM:  # the clean calls are the same for many cases: run them once
-        est = case.make()
-        if case.warm is not None:
-            case.warm(est)
-        _WARM[key] = pickle.dumps(est)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est = case.make()
+                if case.warm is not None:
+                    case.warm(est)
+            _WARM[key] = pickle.dumps(est)
+        except Exception as exc:
+            _WARM[key] = f"the clean calls before the fuzzed one raised {_describe(exc)}"
+    if isinstance(_WARM[key], str):
+        sys.unraisablehook = sys.__unraisablehook__
+        return "other exception", _WARM[key]
     est = pickle.loads(_WARM[key])
     before = pickle.dumps(est)
     problem = None
@@ -270,11 +284,7 @@ def run_case(case: Case):
             problem = f"refused ({outcome}: {str(exc)[:120]}) but the state changed"
     except Exception as exc:
         outcome = "other exception"
-        frame = traceback.extract_tb(exc.__traceback__)[-1]
-        problem = (
-            f"{type(exc).__name__}: {str(exc)[:200]} "
-            f"(at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})"
-        )
+        problem = _describe(exc)
     else:
         outcome = "ok"
         if result is not est:

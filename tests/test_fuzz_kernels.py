@@ -13,7 +13,8 @@ pickle unchanged; valid input must be accepted.
 
 Each estimator family runs in its own subprocess (the families run
 concurrently), so a crash fails its test instead of killing pytest; when a
-process dies, its cases are rerun one by one to name the crashing one. Built
+process dies, the case it died in is rerun alone (and, if that one survives,
+the cases before it) to name the crashing one, and the rest run on. Built
 with ``SKONLINE_BOUNDSCHECK=1`` (``setup.py``; CI's test run), an
 out-of-bounds memoryview access becomes an ``IndexError``, which fails the case
 too, even when the kernel could only print it ("Exception ignored in ...").
@@ -105,50 +106,77 @@ class FuzzRuns:
 
     def get(self, family, sweep):
         key = (family, sweep)
-        if key in self.results:
-            return self.results[key]
-        self._start()
-        proc = self.procs.pop(key, None) or _popen(family, sweep)
-        try:
-            out, err = proc.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-            err = f"timed out after {TIMEOUT} s; " + err
-        ids, results = _parse(out)
-        if proc.returncode != 0 or set(ids) - set(results) or not ids:
-            results = self._one_by_one(family, sweep, ids, results, proc.returncode, err)
-        self.results[key] = results
-        return results
+        if key not in self.results:
+            self._start()
+            proc = self.procs.pop(key, None) or _popen(family, sweep)
+            self.results[key] = _collect(proc, family, sweep)
+        return self.results[key]
 
-    @staticmethod
-    def _one_by_one(family, sweep, ids, results, returncode, stderr):
-        """The process died: rerun every case alone to name the crashing ones."""
-        whole = _death(returncode, stderr)
-        if not ids:
-            return {f"{family} (case list)": {"problem": whole}}
-        died_in = next((i for i in ids if i not in results), None)
-        crashed = False
-        for case_id in ids:
-            proc = subprocess.run(
-                [sys.executable, str(DRIVER), family, "--sweep", sweep, case_id],
-                capture_output=True,
-                text=True,
-                env=_env(),
-                cwd=PACKAGE_ROOT,
-                timeout=TIMEOUT,
-            )
-            _, alone = _parse(proc.stdout)
-            if proc.returncode != 0 or case_id not in alone:
-                crashed = True
-                results[case_id] = {"problem": _death(proc.returncode, proc.stderr)}
-            else:
-                results[case_id] = alone[case_id]
-        if not crashed:  # memory corrupted by an earlier case, noticed later
-            results[f"{family} (whole run)"] = {
-                "problem": f"{whole}; while running {died_in!r}, but no case crashes alone"
+
+def _communicate(proc):
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        err = f"timed out after {TIMEOUT} s; {err}"
+    return out, err
+
+
+def _collect(proc, family, sweep):
+    """The results of a family run; where the process died, name the case.
+
+    The case it died in is rerun alone; if it crashes alone it is the culprit,
+    otherwise memory was corrupted by an earlier case of that run, and those are
+    rerun one by one (the last ``MAX_RERUNS``). The cases after it run on in a
+    new process.
+    """
+    out, err = _communicate(proc)
+    ids, results = _parse(out)
+    if not ids:
+        return {f"{family} (case list)": {"problem": _death(proc.returncode, err)}}
+    remaining = [i for i in ids if i not in results]
+    deaths = 0
+    while proc.returncode != 0 or remaining:
+        deaths += 1
+        if deaths > MAX_DEATHS:
+            results[f"{family} (not run)"] = {
+                "problem": f"the process died {MAX_DEATHS} times; {len(remaining)} cases not run"
             }
-        return results
+            break
+        if not remaining:  # died after the last case (heap corruption noticed at exit)
+            results[f"{family} (exit)"] = {"problem": _death(proc.returncode, err)}
+            break
+        died_in, before = remaining[0], [i for i in ids if i in results][-MAX_RERUNS:]
+        alone = _run_alone(family, sweep, died_in)
+        results[died_in] = alone
+        if not alone.get("crashed"):
+            culprits = [i for i in before if _run_alone(family, sweep, i).get("crashed")]
+            results[f"{family} (run died in {died_in!r})"] = {
+                "problem": f"{_death(proc.returncode, err)}; that case passes alone; "
+                f"crashing alone among the {len(before)} cases before it: {culprits}"
+            }
+        remaining = remaining[1:]
+        if not remaining:
+            break
+        proc = _popen(family, sweep, remaining)
+        out, err = _communicate(proc)
+        results.update(_parse(out)[1])
+        remaining = [i for i in remaining if i not in results]
+    return results
+
+
+MAX_RERUNS = 10  # cases rerun alone before a death that its own case does not explain
+MAX_DEATHS = 3  # deaths of a family's process handled before the rest is reported as not run
+
+
+def _run_alone(family, sweep, case_id):
+    proc = _popen(family, sweep, [case_id])
+    out, err = _communicate(proc)
+    result = _parse(out)[1].get(case_id)
+    if proc.returncode != 0 or result is None:
+        return {"problem": "alone: " + _death(proc.returncode, err), "crashed": True}
+    return result
 
 
 @pytest.fixture(scope="module")
