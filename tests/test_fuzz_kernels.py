@@ -36,15 +36,9 @@ PACKAGE_ROOT = Path(skonline.__file__).resolve().parents[1]
 FAMILIES = ["fd", "pca", "ovm", "son", "si", "curve"]
 TIMEOUT = 1200  # seconds for one family; the default run takes well under a minute
 
-# max_segments >= 31: the compiled principal-curve search (_curve_fast.local_candidates)
-# writes fixed 64-entry stack arrays and refuses ("block too large") what the NumPy
-# kernel handles (issue defects 1 and 2). Un-xfail when its fix has landed.
+# max_segments >= 31: the compiled principal-curve search once wrote fixed 64-entry
+# stack arrays (SIGSEGV) and refused ("block too large") what the NumPy kernel handles.
 LARGE_MAX_SEGMENTS = [31, 40, 64, 65, 70, 128, 200]
-CURVE_XFAIL = pytest.mark.xfail(
-    strict=False,
-    reason="compiled curve search: fixed 64-entry arrays, 'block too large' for "
-    "max_segments >= 31 (defects 1-2); remove when the curve fix lands",
-)
 
 
 def _env():
@@ -218,9 +212,7 @@ def test_compiled_kernels_survive_malformed_and_extreme_input(fuzz_runs, family,
 
 @pytest.mark.parametrize("sweep", ["default"])
 @pytest.mark.parametrize("family", ["curve_large"])
-@pytest.mark.parametrize(
-    "max_segments", [pytest.param(m, marks=CURVE_XFAIL) for m in LARGE_MAX_SEGMENTS]
-)
+@pytest.mark.parametrize("max_segments", LARGE_MAX_SEGMENTS)
 def test_principal_curve_search_at_large_max_segments(fuzz_runs, family, sweep, max_segments):
     results = fuzz_runs.get(family, sweep)
     prefix = f"SequentialPrincipalCurve(max_segments={max_segments})"
