@@ -248,8 +248,10 @@ def test_display_draws_one_line_per_estimator():
     assert len(disp.ax_.get_lines()) == 3
     # different streams: a baseline per estimator, in its colour
     r1 = prequential_score(SGDClassifier(random_state=0), X, y, batch_size=100, baseline=True)
-    r2 = prequential_score(SGDClassifier(random_state=0), X[::-1], y[::-1], batch_size=100,
-                           baseline=True)  # fmt: skip
+    reversed_stream = X[::-1], y[::-1]
+    r2 = prequential_score(
+        SGDClassifier(random_state=0), *reversed_stream, batch_size=100, baseline=True
+    )
     apart = PrequentialDisplay.from_results({"a": r1, "b": r2})
     assert set(apart.lines_) == {"a", "b", "a baseline", "b baseline"}
     assert apart.lines_["b baseline"].get_color() == apart.lines_["b"].get_color()
