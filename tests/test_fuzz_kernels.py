@@ -178,7 +178,7 @@ def fuzz_runs(request):
     wanted = set()
     for item in request.session.items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if item.module is request.module and "family" in params:
+        if getattr(item, "module", None) is request.module and "family" in params:
             wanted.add((params["family"], params.get("sweep", "default")))
     runs = FuzzRuns(wanted)
     yield runs
