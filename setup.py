@@ -12,13 +12,26 @@ error as a failure. ``wraparound`` stays off in that build: the kernels are
 written for it off, and with it on a stray index ``-1`` would silently read the
 last element instead of raising. The default build is unchanged. Switch builds
 with ``python setup.py build_ext --inplace --force``.
+
+Every compiled extension is also kept in ``build/ext-cache/`` under a key made
+of its generated C, the compiler flags, the Python and the NumPy it was built
+for: a later ``pip install -e ".[extra]"`` of the same sources reuses it instead
+of compiling again (``--force`` or deleting the folder rebuilds).
 """
 
+import hashlib
 import os
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
 
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+CACHE = Path(__file__).resolve().parent / "build" / "ext-cache"
 
 COMPILER_DIRECTIVES = {
     "language_level": 3,
@@ -83,12 +96,59 @@ for ext in EXTENSIONS:
     ext.define_macros.append(("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION"))
     ext.extra_compile_args += ["-O3", "-funroll-loops"]
 
+
+def _build_key(ext):
+    """Hash of everything the compiled extension depends on (the C embeds the .pxd's)."""
+    digest = hashlib.sha256()
+    for source in ext.sources:
+        text = Path(source).read_bytes()
+        # Cython's metadata header names the (temporary) NumPy include folder
+        start, end = text.find(b"BEGIN: Cython Metadata"), text.find(b"END: Cython Metadata")
+        digest.update(text[end:] if 0 <= start < end else text)
+    for part in (
+        ext.extra_compile_args,
+        ext.extra_link_args,
+        ext.define_macros,
+        sys.version,
+        sysconfig.get_config_var("EXT_SUFFIX"),
+        sysconfig.get_platform(),
+        np.__version__,
+        os.environ.get("CC"),
+        os.environ.get("CFLAGS"),
+        os.environ.get("LDFLAGS"),
+    ):
+        digest.update(repr(part).encode())
+    return digest.hexdigest()[:20]
+
+
+class CachedBuildExt(build_ext):
+    """``build_ext`` that reuses an extension compiled before from the same inputs."""
+
+    def build_extension(self, ext):
+        target = Path(self.get_ext_fullpath(ext.name))
+        cached = CACHE / f"{ext.name}-{_build_key(ext)}{target.suffix}"
+        if cached.exists() and not self.force:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(cached, target)
+            print(f"reusing {ext.name} compiled before ({cached.name})")
+            return
+        super().build_extension(ext)
+        try:  # the cache is a convenience: a read-only tree just compiles every time
+            CACHE.mkdir(parents=True, exist_ok=True)
+            for stale in CACHE.glob(f"{ext.name}-*"):
+                stale.unlink()
+            shutil.copy2(target, cached)
+        except OSError:
+            pass
+
+
 # The checked build writes its C files apart, so switching builds never compiles
 # one build's generated C under the other's name (pass --force to build_ext).
 setup(
+    cmdclass={"build_ext": CachedBuildExt},
     ext_modules=cythonize(
         EXTENSIONS,
         compiler_directives=COMPILER_DIRECTIVES,
         build_dir="build/boundscheck" if BOUNDSCHECK else None,
-    )
+    ),
 )
