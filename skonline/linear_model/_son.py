@@ -488,12 +488,18 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         :meth:`fit`.
 
     scale_features : bool, default=True
-        Divide each feature by the power of two of its first non-zero value
-        (fixed from then on; the value becomes one in ``[1, 2)``), so that the
+        Divide each feature by a power of two fixed by the first 10 rows: the
+        one nearest the feature's root-mean-square over them, so that the
         ridge ``alpha0``, the sketch and the constraint see features of
-        comparable scale whatever their units. An exact change of units (any
-        split of the stream gives the same model), invisible in ``coef_``,
-        which is in raw units. ``False``: the paper's raw features.
+        comparable scale whatever their units. Those rows are learned with
+        provisional scales (the power of two of each feature's first non-zero
+        value), then learned again from the start in the final units (their
+        prequential losses stay those of the predictions made at the time); a
+        feature that is zero over them takes the power of two of its first
+        non-zero value later. An exact change of units fixed after a fixed
+        number of rows (any split of the stream gives the same model),
+        invisible in ``coef_``, which is in raw units. ``False``: the paper's
+        raw features.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -833,12 +839,18 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         :meth:`fit`.
 
     scale_features : bool, default=True
-        Divide each feature by the power of two of its first non-zero value
-        (fixed from then on; the value becomes one in ``[1, 2)``), so that the
+        Divide each feature by a power of two fixed by the first 10 rows: the
+        one nearest the feature's root-mean-square over them, so that the
         ridge ``alpha0``, the sketch and the constraint see features of
-        comparable scale whatever their units. An exact change of units (any
-        split of the stream gives the same model), invisible in ``coef_``,
-        which is in raw units. ``False``: the paper's raw features.
+        comparable scale whatever their units. Those rows are learned with
+        provisional scales (the power of two of each feature's first non-zero
+        value), then learned again from the start in the final units (their
+        prequential losses stay those of the predictions made at the time); a
+        feature that is zero over them takes the power of two of its first
+        non-zero value later. An exact change of units fixed after a fixed
+        number of rows (any split of the stream gives the same model),
+        invisible in ``coef_``, which is in raw units. ``False``: the paper's
+        raw features.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
