@@ -4,8 +4,9 @@ Build from the repository root with::
 
     python -m sphinx -b html doc doc/_build/html
 
-Everything is local: no intersphinx inventories are fetched and the theme is
-Sphinx's built-in ``alabaster``.
+Everything is local: no intersphinx inventories are fetched, MathJax ships
+with the build and the theme, scikit-learn's ``pydata-sphinx-theme``, bundles
+its fonts and icons.
 """
 
 import re
@@ -99,11 +100,17 @@ def setup(app):
 
 
 # -- HTML output -------------------------------------------------------------
-html_theme = "alabaster"
+html_theme = "pydata_sphinx_theme"
 html_title = f"skonline {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["skonline.css"]
 html_theme_options = {
-    "description": "Online learning algorithms with guarantees, for scikit-learn.",
-    "fixed_sidebar": True,
-    "show_powered_by": False,
+    # a full-width article: the scoreboard tables and the code blocks fit the page
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "header_links_before_dropdown": 6,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": [],
 }
+html_sidebars = {"index": [], "api": []}
