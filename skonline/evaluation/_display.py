@@ -42,11 +42,11 @@ class PrequentialDisplay:
     Create it with :meth:`from_estimator` (runs :func:`prequential_score`
     once: several estimators are evaluated in one pass over the stream) or
     :meth:`from_results` (from results already computed); several
-    estimators share one axes, with a legend, and their prefix baselines are drawn dashed
-    when present (once, in grey, when every result has the same baseline:
-    the same stream). Drift shows as a rise of the batch curve; regret as the
-    gap between two cumulative curves. Needs matplotlib (the ``plot``
-    extra).
+    estimators share one axes, with a legend, and their prefix baselines are
+    drawn dashed when present (once, in grey, when every result has the same
+    baseline: the same stream). Drift shows as a rise of the batch curve;
+    regret as the gap between two cumulative curves. Needs matplotlib (the
+    ``plot`` extra).
 
     Read more in the :ref:`User Guide <prequential>`.
 
