@@ -39,13 +39,14 @@ def _as_named(results):
 class PrequentialDisplay:
     """A prequential metric plotted against the rows seen, one line per estimator.
 
-    Create it with :meth:`from_estimator` (runs :func:`prequential_score`)
-    or :meth:`from_results` (from results already computed); several
-    estimators share one axes, and their prefix baselines are drawn dashed
-    when present (once, in grey, when every result has the same baseline:
-    the same stream). Drift shows as a rise of the batch curve; regret as the
-    gap between two cumulative curves. Needs matplotlib (the ``plot``
-    extra).
+    Create it with :meth:`from_estimator` (runs :func:`prequential_score`
+    once: several estimators are evaluated in one pass over the stream) or
+    :meth:`from_results` (from results already computed); several
+    estimators share one axes, with a legend, and their prefix baselines are
+    drawn dashed when present (once, in grey, when every result has the same
+    baseline: the same stream). Drift shows as a rise of the batch curve;
+    regret as the gap between two cumulative curves. Needs matplotlib (the
+    ``plot`` extra).
 
     Read more in the :ref:`User Guide <prequential>`.
 
@@ -200,6 +201,7 @@ class PrequentialDisplay:
         scoring=None,
         batch_size=100,
         classes=None,
+        target=None,
         baseline=False,
         kind="cumulative",
         ax=None,
@@ -209,21 +211,33 @@ class PrequentialDisplay:
     ):
         """Run :func:`prequential_score` for one or several estimators and plot.
 
+        Several estimators are evaluated in one pass over the stream: each
+        batch is scored by every estimator before any of them learns it, so
+        a generator or a CSV reader is read once. Each line is what a run of
+        its estimator alone gives.
+
         Parameters
         ----------
         estimator : estimator, list of estimators or dict of name to estimator
-            Estimators with ``partial_fit``, all run on the same stream.
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The stream (an array: an iterable would be consumed by the first
-            estimator).
+            Estimators with ``partial_fit``, all run on the same stream; a
+            list is named by the estimators' classes (``"SGDClassifier"``,
+            ``"SGDClassifier (2)"`` …).
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features) or iterable
+            The stream, as in :func:`prequential_score`: an array, or an
+            iterable (a generator, a ``pd.read_csv(path, chunksize=...)``
+            reader) read once for all the estimators.
         y : array-like of shape (n_samples,), default=None
-            Targets.
+            Targets, with an array ``X``.
         scoring : str or callable, default=None
             One scorer (see :func:`prequential_score`).
         batch_size : int, default=100
             Rows per batch.
         classes : array-like, default=None
-            Every class of the stream (classifiers).
+            Every class of the stream (classifiers); required with an
+            iterable ``X``.
+        target : str, default=None
+            The column of the DataFrames of ``X`` that holds the targets
+            (see :func:`prequential_score`).
         baseline : bool, default=False
             Also draw the prefix baseline of each estimator, dashed.
         kind : {"cumulative", "batch"}, default="cumulative"
@@ -242,6 +256,9 @@ class PrequentialDisplay:
         display : PrequentialDisplay
             The plotted display.
         """
+        if isinstance(scoring, (list, tuple, dict)):
+            raise ValueError("from_estimator plots one metric: pass one scorer.")
+        several = isinstance(estimator, (dict, list, tuple))
         if isinstance(estimator, dict):
             named = dict(estimator)
         elif isinstance(estimator, (list, tuple)):
@@ -253,21 +270,19 @@ class PrequentialDisplay:
                     name, k = f"{base} ({k})", k + 1
                 named[name] = est
         else:
-            named = {type(estimator).__name__: estimator}
-        if isinstance(scoring, (list, tuple, dict)):
-            raise ValueError("from_estimator plots one metric: pass one scorer.")
-        results = {
-            name: prequential_score(
-                est,
-                X,
-                y,
-                scoring=scoring,
-                batch_size=batch_size,
-                classes=classes,
-                baseline=baseline,
-                error_score=error_score,
-                verbose=verbose,
-            )
-            for name, est in named.items()
-        }
+            named = estimator  # one estimator: its messages as in a run of it alone
+        results = prequential_score(
+            named,
+            X,
+            y,
+            scoring=scoring,
+            batch_size=batch_size,
+            classes=classes,
+            target=target,
+            baseline=baseline,
+            error_score=error_score,
+            verbose=verbose,
+        )
+        if not several:
+            results = {type(estimator).__name__: results}
         return cls.from_results(results, kind=kind, ax=ax, line_kw=line_kw)

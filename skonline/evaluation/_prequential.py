@@ -15,6 +15,7 @@ import numbers
 import sys
 import time
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -411,18 +412,22 @@ def _n_stream_rows(X):
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
-def _batches(X, y, batch_size):
+def _batches(X, y, batch_size, target=None):
     """``(X_batch, y_batch)`` pairs from arrays (consecutive rows) or an iterable of batches.
 
-    The arguments are checked here, the batches read lazily.
+    The arguments are checked here, the batches read lazily. ``target``: the
+    column of each DataFrame batch of an iterable that holds the targets.
     """
     if _is_array_like(X):
         if y is not None:
             check_consistent_length(X, y)
         return _array_batches(X, y, batch_size)
     if y is not None:
-        raise ValueError("y must be None when X is an iterable of batches (yield (X, y) pairs).")
-    return _iterable_batches(X)
+        raise ValueError(
+            "y must be None when X is an iterable of batches (yield (X, y) pairs, or "
+            "DataFrames with target= naming the target column)."
+        )
+    return _iterable_batches(X, target)
 
 
 def _array_batches(X, y, batch_size):
@@ -434,14 +439,35 @@ def _array_batches(X, y, batch_size):
         yield Xb, yb
 
 
-def _iterable_batches(X):
+def _iterable_batches(X, target=None):
     for item in X:
         if isinstance(item, tuple):
+            if target is not None:
+                raise ValueError(
+                    f"target={target!r} names the target column of DataFrame batches, but "
+                    "the stream yields (X, y) pairs: drop target=."
+                )
             if len(item) != 2:
                 raise ValueError("a batch must be X or an (X, y) pair.")
             yield item
+        elif target is not None:
+            yield _split_target(item, target)
         else:
             yield item, None
+
+
+def _split_target(frame, target):
+    """``(X, y)`` of a pandas DataFrame: ``y`` its column ``target``, ``X`` the others."""
+    if not (hasattr(frame, "columns") and hasattr(frame, "drop")):
+        raise ValueError(
+            f"target={target!r} names a column: the stream must be pandas DataFrames; "
+            f"got {type(frame).__name__}."
+        )
+    if target not in frame.columns:
+        raise ValueError(
+            f"target={target!r} is not a column of the stream; its columns: {list(frame.columns)}."
+        )
+    return frame.drop(columns=[target]), frame[target]
 
 
 def _is_fitted(model):
@@ -523,6 +549,136 @@ class _Track:
             before.append(before[-1] if before else np.nan)
 
 
+class _Run:
+    """One estimator's evaluation along the stream: its tracks and its per-batch records.
+
+    ``name`` is ``None`` for a single estimator (its messages then say "the
+    estimator", as they always did), else its key in the dict of estimators.
+    """
+
+    def __init__(self, name, model, scorers, classes, baseline, n_components):
+        self.name = name
+        self.model = model
+        self.scorers = scorers
+        self.classes = classes
+        self.classifier = is_classifier(model)
+        self.n_components = n_components
+        self.tracks = [_Track(model, scorers)]
+        if baseline:
+            self.tracks.append(_Track(PrefixBaseline(_baseline_kind(model)), scorers))
+        self.started = self.fitted = False
+        self.seen = 0
+        self.rows: list[int] = []
+        self.seen_after: list[int] = []
+        self.fit_times: list[float] = []
+        self.score_times: list[float] = []
+        self.failures: list[bool] = []
+        self.learner_loss = self.comparator_loss = 0.0
+        self.cov: Any = None
+        self.cumulative_loss: list[float] = []
+        self.comparator_losses: list[float] = []
+        # the batch in progress
+        self.failed = False
+        self.score_time = self.fit_time = 0.0
+
+    def who(self, k=0):
+        """The model of track ``k``, as messages name it."""
+        if k:
+            return "the baseline" if self.name is None else f"the baseline of {self.name!r}"
+        return "the estimator" if self.name is None else f"the estimator {self.name!r}"
+
+    def results(self):
+        """The results of the batches this model completed (on a failure: those before it)."""
+        k = len(self.rows)
+        out = Bunch(
+            n_samples_seen=np.asarray(self.seen_after, dtype=np.int64),
+            batch_rows=np.asarray(self.rows, dtype=np.int64),
+            fit_time=np.asarray(self.fit_times, dtype=float),
+            score_time=np.asarray(self.score_times, dtype=float),
+            failed=np.asarray(self.failures, dtype=bool),
+            estimator=self.model,
+        )
+        for name in self.scorers:
+            prefixes = ("", "baseline_")[: len(self.tracks)]
+            for prefix, track in zip(prefixes, self.tracks, strict=True):
+                out[f"{prefix}batch_{name}"] = np.asarray(track.batch[name][:k], dtype=float)
+                out[f"{prefix}cumulative_{name}"] = np.asarray(
+                    track.cumulative[name][:k], dtype=float
+                )
+        if self.n_components is not None:
+            out["cumulative_loss"] = np.asarray(self.cumulative_loss[:k], dtype=float)
+            out["comparator_cumulative_loss"] = np.asarray(self.comparator_losses[:k], dtype=float)
+            out["regret"] = out["cumulative_loss"] - out["comparator_cumulative_loss"]
+        return out
+
+    def score(self, Xb, yb, n, where, error_score):
+        """Score a batch with the model and its baseline; the exception to raise, if any."""
+        self.failed = False
+        t0 = time.perf_counter()
+        for k, track in enumerate(self.tracks):
+            if not self.fitted:
+                track.skip()
+                continue
+            step = None
+            try:
+                if k == 0 and self.n_components is not None:
+                    step = _comparator_step(self.model, Xb, self.cov, self.n_components)
+                track.score(Xb, yb, n)
+            except Exception as err:
+                if error_score == "raise":
+                    return err
+                track.skip(float(error_score))
+                self.failed = self.failed or k == 0
+                warnings.warn(
+                    f"prequential_score: scoring {where} with {self.who(k)} failed; "
+                    f"its scores are set to {error_score} and its rows left out of the "
+                    f"cumulative scores. Details: {type(err).__name__}: {err}",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            if step is not None and not self.failed:
+                batch_loss, self.cov, self.comparator_loss = step
+                self.learner_loss += batch_loss
+        if self.n_components is not None:
+            self.cumulative_loss.append(self.learner_loss)
+            self.comparator_losses.append(self.comparator_loss)
+        self.score_time = time.perf_counter() - t0
+        return None
+
+    def learn(self, Xb, yb, n, where, error_score):
+        """``partial_fit`` the model and its baseline on a batch; the exception to raise, if any."""
+        t1 = time.perf_counter()
+        kwargs = {"classes": self.classes} if self.classifier and not self.started else {}
+        try:
+            self.model.partial_fit(Xb, yb, **kwargs)
+        except Exception as err:
+            if error_score == "raise":
+                return err
+            self.failed = True
+            warnings.warn(
+                f"prequential_score: partial_fit on {where} failed; {self.who()} did not "
+                f"learn it. Details: {type(err).__name__}: {err}",
+                FitFailedWarning,
+                stacklevel=3,
+            )
+        else:
+            for track in self.tracks[1:]:
+                track.model.partial_fit(Xb, yb, **kwargs)
+            self.started = True
+            self.fitted = self.fitted or _is_fitted(self.model)
+            self.seen += n
+        self.fit_time = time.perf_counter() - t1
+        return None
+
+    def close(self, n):
+        """Record the batch as done."""
+        self.rows.append(n)
+        self.seen_after.append(self.seen)
+        self.score_times.append(self.score_time)
+        self.fit_times.append(self.fit_time)
+        self.failures.append(self.failed)
+
+
 def _loss_rows(model, Xb):
     """Per-row squared reconstruction residuals (for the regret against a comparator)."""
     dense = Xb.toarray() if sp.issparse(Xb) else np.asarray(Xb, dtype=np.float64)
@@ -534,13 +690,14 @@ def _loss_rows(model, Xb):
     return np.einsum("ij,ij->i", residual, residual)
 
 
-def _print_progress(i, n_batches, seen, elapsed, track, name):
+def _print_progress(i, n_batches, seen, elapsed, track, name, label=None):
     rate = seen / elapsed if elapsed > 0 else float("inf")
     value = track.batch[name][-1]
     cumulative = track.cumulative[name][-1]
     total = f"/{n_batches}" if n_batches else ""
+    model = "" if label is None else f"{label}: "
     print(
-        f"[prequential] batch {i + 1}{total}: {seen} rows seen, {rate:,.0f} rows/s, "
+        f"[prequential] {model}batch {i + 1}{total}: {seen} rows seen, {rate:,.0f} rows/s, "
         f"{name} {value:.4g} (cumulative {cumulative:.4g})",
         file=sys.stdout,
         flush=True,
@@ -555,6 +712,7 @@ def prequential_score(
     scoring=None,
     batch_size=100,
     classes=None,
+    target=None,
     baseline=False,
     comparator=None,
     error_score="raise",
@@ -573,19 +731,29 @@ def prequential_score(
     scaler and a model, wrap them in an estimator whose ``partial_fit``
     updates both (the user guide has one).
 
+    Several estimators (a dict ``{name: estimator}``) are evaluated in one
+    pass: the stream is read once, and every estimator scores each batch
+    before any of them learns it. Each estimator's result is the one a run
+    with it alone gives, to the last bit.
+
     Read more in the :ref:`User Guide <prequential>`.
 
     Parameters
     ----------
-    estimator : estimator with ``partial_fit``
-        Cloned first; the clone is trained and returned.
-    X : {array-like, sparse matrix} of shape (n_samples, n_features) or iterable
+    estimator : estimator with ``partial_fit``, or dict of str to estimator
+        Cloned first; the clone is trained and returned. A dict: several
+        estimators evaluated on the same stream in one pass (a list is
+        refused: name the estimators).
+    X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features) or iterable
         The stream: an array cut into consecutive batches of ``batch_size``
-        rows, or any other iterable (a generator, an iterator) yielding
-        batches ``X_batch`` or pairs ``(X_batch, y_batch)``.
+        rows, or any other iterable (a generator, an iterator, a pandas
+        ``pd.read_csv(path, chunksize=...)`` reader) yielding batches
+        ``X_batch``, pairs ``(X_batch, y_batch)``, or DataFrames holding
+        their target column (with ``target``). An iterable is read once,
+        whatever the number of estimators.
     y : array-like of shape (n_samples,), default=None
-        Targets, with an array ``X`` (``None`` for transformers, or when
-        ``X`` yields pairs).
+        Targets, with an array ``X`` (``None`` for transformers, when ``X``
+        yields pairs, or with ``target``).
     scoring : str, callable, list, tuple or dict, default=None
         Scikit-learn scorer names or callables ``scorer(estimator, X, y)``
         (greater is better), or a dict ``{name: scorer}``. ``None``:
@@ -605,6 +773,11 @@ def prequential_score(
         classifier, and to the scorers that need them (log loss of one-row
         batches). ``None``: the classes of ``y`` when ``y`` is an array;
         required when ``X`` yields batches.
+    target : str, default=None
+        The name of the column of ``X`` (a DataFrame, or an iterable of
+        DataFrames such as a CSV reader) that holds the targets: each batch
+        is split into ``X_batch.drop(columns=[target])`` and
+        ``X_batch[target]``.
     baseline : bool, default=False
         Also score :class:`PrefixBaseline` on the same batches (the majority
         class, the mean target, or the mean row of the rows seen so far).
@@ -627,15 +800,23 @@ def prequential_score(
         whose ``partial_fit`` failed is not learned from (``failed`` is
         ``True`` for it, ``n_samples_seen`` does not grow). An exception
         raised by a stream ``X`` while it is read is always raised, with
-        ``partial_result``.
+        ``partial_result``. Several estimators: each is recorded on its own
+        with a number (the others are not affected); with ``"raise"``, the
+        other estimators complete the failing batch (score it and learn it),
+        then the exception is raised, naming the batch and the estimator,
+        with ``partial_result`` a dict of every estimator's results: the
+        batches before the failing one for the estimators that failed on it,
+        the failing batch included for the others.
     verbose : int, default=0
         ``1``: print progress (rows/s and the running score) about ten times;
         ``2``: after every batch.
 
     Returns
     -------
-    results : :class:`~sklearn.utils.Bunch`
-        Arrays with one entry per batch:
+    results : :class:`~sklearn.utils.Bunch` or dict of str to Bunch
+        One ``Bunch`` per estimator (a dict ``{name: Bunch}``, in the order
+        of ``estimator``, when it is a dict), of arrays with one entry per
+        batch:
 
         ``n_samples_seen``
             Rows learned from after the batch.
@@ -667,7 +848,8 @@ def prequential_score(
     Raises
     ------
     ValueError
-        If the stream is empty (``X`` has no rows, or yields no rows).
+        If the stream is empty (``X`` has no rows, or yields no rows), or
+        ``target`` is not a column of its DataFrames.
     Exception
         With ``error_score="raise"``, the exception of a failing batch, of its
         type, naming the batch and its first row and carrying
@@ -687,9 +869,36 @@ def prequential_score(
     >>> res = prequential_score(SGDClassifier(random_state=0), X, y, batch_size=50)
     >>> res.batch_accuracy.shape, bool(res.cumulative_accuracy[-1] > 0.5)
     ((12,), True)
+
+    Several estimators, one pass over a generator of ``(X, y)`` batches:
+
+    >>> from skonline import RFDSONClassifier
+    >>> from sklearn.utils import gen_batches
+    >>> stream = ((X[sl], y[sl]) for sl in gen_batches(len(X), 50))
+    >>> res = prequential_score(
+    ...     {"sgd": SGDClassifier(random_state=0), "rfdson": RFDSONClassifier()},
+    ...     stream,
+    ...     classes=[0, 1],
+    ... )
+    >>> sorted(res), res["rfdson"].batch_accuracy.shape
+    (['rfdson', 'sgd'], (12,))
     """
-    if not hasattr(estimator, "partial_fit"):
-        raise TypeError(f"{type(estimator).__name__} has no partial_fit: it cannot learn online.")
+    several = isinstance(estimator, Mapping)
+    named = dict(estimator) if several else {None: estimator}
+    if several and not named:
+        raise ValueError("estimator is an empty dict: no estimator to evaluate.")
+    for name, est in named.items():
+        if not hasattr(est, "partial_fit"):
+            hint = (
+                f" (estimator {name!r})"
+                if several
+                else " (pass several estimators as a dict {name: estimator})"
+                if isinstance(est, (list, tuple))
+                else ""
+            )
+            raise TypeError(
+                f"{type(est).__name__} has no partial_fit: it cannot learn online{hint}."
+            )
     if not (isinstance(batch_size, numbers.Integral) and int(batch_size) >= 1):
         raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}.")
     batch_size = int(batch_size)
@@ -700,69 +909,46 @@ def prequential_score(
         or (isinstance(error_score, numbers.Real) and not isinstance(error_score, bool))
     ):
         raise ValueError(f"error_score must be 'raise' or a number; got {error_score!r}.")
-    stream = _batches(X, y, batch_size)
+    if target is not None and _is_array_like(X):
+        if y is not None:
+            raise ValueError("give the targets as y or as the column target=, not both.")
+        X, y = _split_target(X, target)
+    stream = _batches(X, y, batch_size, target)
     n_batches: int | None = None
     if _is_array_like(X):
         n_rows = _n_stream_rows(X)
         if n_rows == 0:
             raise ValueError("the stream is empty: X has 0 rows.")
         n_batches = -(-n_rows // batch_size)
-    model = clone(estimator)
-    classifier = is_classifier(model)
-    if classifier and classes is None:
-        if y is None:
-            raise ValueError("classes must be given for a classifier fed (X, y) batches.")
-        classes = np.unique(column_or_1d(y))
-    scorers = _resolve_scoring(model, scoring, np.unique(classes) if classifier else None)
-    n_components: Any = None
-    if comparator is not None:
-        n_components = getattr(model, "n_components", None)
-        if not isinstance(n_components, numbers.Integral):
-            raise ValueError(
-                "comparator='best_fixed_projection' needs a transformer with an integer "
-                "n_components."
-            )
-
-    tracks = [_Track(model, scorers)]
-    if baseline:
-        tracks.append(_Track(PrefixBaseline(_baseline_kind(model)), scorers))
+    runs = []
+    for name, est in named.items():
+        model = clone(est)
+        model_classes = classes
+        if is_classifier(model) and classes is None:
+            if y is None:
+                raise ValueError(
+                    "classes must be given for a classifier fed an iterable of batches"
+                    + ("." if name is None else f" (estimator {name!r}).")
+                )
+            model_classes = np.unique(column_or_1d(y))
+        labels = np.unique(model_classes) if is_classifier(model) else None
+        n_components: Any = None
+        if comparator is not None:
+            n_components = getattr(model, "n_components", None)
+            if not isinstance(n_components, numbers.Integral):
+                raise ValueError(
+                    "comparator='best_fixed_projection' needs a transformer with an integer "
+                    "n_components" + ("." if name is None else f" (estimator {name!r}).")
+                )
+        scorers = _resolve_scoring(model, scoring, labels)
+        runs.append(_Run(name, model, scorers, model_classes, baseline, n_components))
     every = 1 if verbose >= 2 else max(1, (n_batches or 100) // 10)
 
-    seen, started, fitted = 0, False, False
-    rows: list[int] = []
-    seen_after: list[int] = []
-    fit_times: list[float] = []
-    score_times: list[float] = []
-    failures: list[bool] = []
-    learner_loss = comparator_loss = 0.0
-    cov = None
-    cumulative_loss: list[float] = []
-    comparator_losses: list[float] = []
-
     def results():
-        """The results of the batches done (on a failure: those before it)."""
-        k = len(rows)
-        out = Bunch(
-            n_samples_seen=np.asarray(seen_after, dtype=np.int64),
-            batch_rows=np.asarray(rows, dtype=np.int64),
-            fit_time=np.asarray(fit_times, dtype=float),
-            score_time=np.asarray(score_times, dtype=float),
-            failed=np.asarray(failures, dtype=bool),
-            estimator=model,
-        )
-        for name in scorers:
-            out[f"batch_{name}"] = np.asarray(tracks[0].batch[name][:k], dtype=float)
-            out[f"cumulative_{name}"] = np.asarray(tracks[0].cumulative[name][:k], dtype=float)
-            if baseline:
-                out[f"baseline_batch_{name}"] = np.asarray(tracks[1].batch[name][:k], dtype=float)
-                out[f"baseline_cumulative_{name}"] = np.asarray(
-                    tracks[1].cumulative[name][:k], dtype=float
-                )
-        if comparator is not None:
-            out["cumulative_loss"] = np.asarray(cumulative_loss[:k], dtype=float)
-            out["comparator_cumulative_loss"] = np.asarray(comparator_losses[:k], dtype=float)
-            out["regret"] = out["cumulative_loss"] - out["comparator_cumulative_loss"]
-        return out
+        """Each model's results of the batches it completed (on a failure: those before it)."""
+        if not several:
+            return runs[0].results()
+        return {run.name: run.results() for run in runs}
 
     first_row = 0  # index in the stream of the first row of the batch
     start = time.perf_counter()
@@ -776,67 +962,33 @@ def prequential_score(
         n = _n_rows(Xb)
         if n == 0:
             continue
-        failed = False
-        t0 = time.perf_counter()
-        for k, track in enumerate(tracks):
-            if not fitted:
-                track.skip()
-                continue
-            step = None
-            try:
-                if k == 0 and comparator is not None:
-                    step = _comparator_step(model, Xb, cov, n_components)
-                track.score(Xb, yb, n)
-            except Exception as err:
-                if error_score == "raise":
-                    _raise_in_batch(err, i, first_row, n, "scoring", results())
-                track.skip(float(error_score))
-                failed = failed or k == 0
-                who = "the estimator" if k == 0 else "the baseline"
-                warnings.warn(
-                    f"prequential_score: scoring {_where(i, first_row, n)} with {who} failed; "
-                    f"its scores are set to {error_score} and its rows left out of the "
-                    f"cumulative scores. Details: {type(err).__name__}: {err}",
-                    UserWarning,
-                    stacklevel=2,
-                )
-            if step is not None and not failed:
-                batch_loss, cov, comparator_loss = step
-                learner_loss += batch_loss
-        if comparator is not None:
-            cumulative_loss.append(learner_loss)
-            comparator_losses.append(comparator_loss)
-        t1 = time.perf_counter()
-        kwargs = {"classes": classes} if classifier and not started else {}
-        try:
-            model.partial_fit(Xb, yb, **kwargs)
-        except Exception as err:
-            if error_score == "raise":
-                _raise_in_batch(err, i, first_row, n, "partial_fit", results())
-            failed = True
-            warnings.warn(
-                f"prequential_score: partial_fit on {_where(i, first_row, n)} failed; the "
-                f"estimator did not learn it. Details: {type(err).__name__}: {err}",
-                FitFailedWarning,
-                stacklevel=2,
-            )
-        else:
-            for track in tracks[1:]:
-                track.model.partial_fit(Xb, yb, **kwargs)
-            started = True
-            fitted = fitted or _is_fitted(model)
-            seen += n
-        t2 = time.perf_counter()
+        where = _where(i, first_row, n)
+        # every model scores the batch before any model learns it
+        errors = {}
+        for run in runs:
+            failure = run.score(Xb, yb, n, where, error_score)
+            if failure is not None:
+                errors[run.name] = (failure, "scoring")
+        for run in runs:
+            if run.name not in errors:
+                failure = run.learn(Xb, yb, n, where, error_score)
+                if failure is not None:
+                    errors[run.name] = (failure, "partial_fit")
+        for run in runs:
+            if run.name not in errors:
+                run.close(n)
+        if errors:  # error_score="raise": the other models completed the batch
+            name, (failure, phase) = next(iter(errors.items()))
+            if several:
+                phase = f"{phase} of the estimator {name!r}"
+            _raise_in_batch(failure, i, first_row, n, phase, results(), failed=list(errors))
         first_row += n
-        rows.append(n)
-        seen_after.append(seen)
-        score_times.append(t1 - t0)
-        fit_times.append(t2 - t1)
-        failures.append(failed)
         if verbose and (i % every == 0 or (n_batches and i == n_batches - 1)):
-            first = next(iter(scorers))
-            _print_progress(i, n_batches, seen, time.perf_counter() - start, tracks[0], first)
-    if not rows:
+            elapsed = time.perf_counter() - start
+            for run in runs:
+                first = next(iter(run.scorers))
+                _print_progress(i, n_batches, run.seen, elapsed, run.tracks[0], first, run.name)
+    if first_row == 0:
         raise ValueError("the stream is empty.")
     return results()
 
@@ -857,20 +1009,35 @@ def _where(i, first_row, n):
     return f"batch {i} of the stream (rows {first_row} to {first_row + n - 1})"
 
 
-def _raise_in_batch(err, i, first_row, n, phase, partial):
+def _raise_in_batch(err, i, first_row, n, phase, partial, failed=None):
     """Raise ``err`` again, naming the batch and carrying the results before it.
 
     The exception raised has the type of ``err`` (which becomes its cause),
     its message starts with the batch and its rows, and its attribute
     ``partial_result`` holds the results of the batches before it, with the
-    estimator trained on them. An exception type that cannot be built from a
-    message is raised as it is, with the same attribute and a note.
+    estimator trained on them (with several estimators: a dict of each one's
+    results; ``failed`` names those that failed on the batch). An exception
+    type that cannot be built from a message is raised as it is, with the
+    same attribute and a note.
     """
+    if isinstance(partial, Bunch):
+        kept = (
+            f"the results of the {len(partial.batch_rows)} batch(es) before it, with the "
+            "estimator trained on them, are in this exception's partial_result"
+        )
+    else:
+        kept = (
+            "each estimator's results, with the estimator trained on them, are in this "
+            "exception's partial_result, a dict name -> result"
+        )
+        if failed:
+            others = [name for name in partial if name not in failed]
+            kept = f"failed on it: {', '.join(map(repr, failed))}; " + kept
+            if others:
+                kept += f" (with this batch for {', '.join(map(repr, others))})"
     message = (
         f"{_where(i, first_row, n)} failed in {phase}: {err} "
-        f"(the results of the {len(partial.batch_rows)} batch(es) before it, with the estimator "
-        "trained on them, are in this exception's partial_result; error_score=np.nan skips "
-        "failing batches)"
+        f"({kept}; error_score=np.nan skips failing batches)"
     )
     try:
         new = type(err)(message)
