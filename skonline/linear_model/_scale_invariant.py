@@ -90,6 +90,7 @@ class SIClassifierFrozen(ScaleInvariantFrozen):
     """:class:`ScaleInvariantFrozen` plus the multiclass reduction."""
 
     multi_class: str
+    class_weight: dict | str | None
 
 
 @dataclass(frozen=True)
@@ -300,6 +301,22 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying ``sample_weight``. A dict maps a
+        class to its weight (1 for a class it does not list; a key that is
+        not a class raises). ``"balanced"``: a row of class ``c`` weighs
+        ``n / (K · n_c)``, scikit-learn's ``compute_class_weight("balanced")``
+        over the rows learned so far, this row included (``n`` rows, ``n_c``
+        of class ``c``, ``K`` the declared classes): computed online, row by
+        row, from class counts kept in the state, so any split of the stream
+        gives the same model, and defined from each class's first row on
+        (``n_c ≥ 1``; a class never seen yet weighs nothing because it has
+        no row). ``None``: every class weighs 1.
+        A weight ``c`` feeds ``clip(c · g, −1, 1)`` like a sample weight
+        (Notes), so a large weight pulls at most with a unit gradient.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
     potential_width : float, default=1.5
         Kotłowski's ``α``, the width of the exponential potential
         ``exp(h²/(2α s²))`` (not a regularisation strength). The coordinate
@@ -474,6 +491,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         **_BaseScaleInvariant._parameter_constraints,
         "loss": [StrOptions({"log_loss", "hinge"})],
         "multi_class": [StrOptions({"ovr", "multinomial"})],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
     def __init__(
@@ -481,6 +499,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         variant="auto",
         *,
         loss="log_loss",
+        class_weight=None,
         potential_width=1.5,
         fit_intercept=True,
         max_iter=1,
@@ -495,6 +514,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
     ):
         self.variant = variant
         self.loss = loss
+        self.class_weight = class_weight
         self.potential_width = potential_width
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter

@@ -104,6 +104,13 @@ class SONLive(ParamRecord):
 
 
 @dataclass(frozen=True)
+class SONClassifierFrozen(SONFrozen):
+    """:class:`SONFrozen` plus the classifier's class weights."""
+
+    class_weight: dict | str | None
+
+
+@dataclass(frozen=True)
 class SONRegressorFrozen(SONFrozen):
     """:class:`SONFrozen` plus the regressor's target centring."""
 
@@ -418,6 +425,26 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying ``sample_weight``. A dict maps a
+        class to its weight (1 for a class it does not list; a key that is
+        not a class raises). ``"balanced"``: a row of class ``c`` weighs
+        ``n / (K · n_c)``, scikit-learn's ``compute_class_weight("balanced")``
+        over the rows learned so far, this row included (``n`` rows, ``n_c``
+        of class ``c``, ``K`` the declared classes): computed online, row by
+        row, from class counts kept in the state, so any split of the stream
+        gives the same model, and defined from each class's first row on
+        (``n_c ≥ 1``; a class never seen yet weighs nothing because it has
+        no row). ``None``: every class weighs 1.
+        The regret bound is then on the weighted losses. With gradient
+        curvature rows (``curvature="auto"``) a weight also enters ``H``
+        through ``g gᵀ``, so the Newton step largely cancels it (measured in
+        the user guide); ``curvature="hessian"`` adds ``c l'' x xᵀ``, a
+        Newton step on the weighted cumulative loss, where class weights
+        act as intended.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
     sketch : {"rfd", "fd", "full", "diag"}, default="rfd"
         Curvature ``H`` of the Newton step. ``"rfd"``: Robust Frequent
         Directions sketch (RFD-SON, paper Alg. 3/6), ``H = BᵀB + αI`` with ``α``
@@ -619,12 +646,16 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     _parameter_constraints: ClassVar[dict] = {
         **_BaseSON._parameter_constraints,
         "loss": [StrOptions({"squared_error", "log_loss", "hinge", "smooth_hinge"})],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
+
+    _frozen_record: ClassVar[type[ParamRecord]] = SONClassifierFrozen
 
     def __init__(
         self,
         loss="log_loss",
         *,
+        class_weight=None,
         sketch="rfd",
         curvature="auto",
         sketch_size=10,
@@ -645,6 +676,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         verbose=0,
     ):
         self.loss = loss
+        self.class_weight = class_weight
         self.sketch = sketch
         self.curvature = curvature
         self.sketch_size = sketch_size
