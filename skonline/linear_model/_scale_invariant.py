@@ -312,8 +312,9 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         gives the same model, and defined from each class's first row on
         (``n_c ≥ 1``; a class never seen yet weighs nothing because it has
         no row). ``None``: every class weighs 1.
-        A weight ``c`` feeds ``clip(c · g, −1, 1)`` like a sample weight
-        (Notes), so a large weight pulls at most with a unit gradient.
+        A weight ``c`` feeds ``clip(c · g, −1, 1)`` to the learner, as a
+        sample weight does, so a large weight pulls at most with a unit
+        gradient.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -588,8 +589,10 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
     (``variant="auto"``: Algorithm 2 on up to 128 coordinates, Algorithm 2
     per coordinate beyond) on a Lipschitz loss: the absolute error, the
     epsilon-insensitive loss or the Huber loss (fed ``g / epsilon``, its
-    Lipschitz constant). The unclipped squared loss is not offered: its
-    derivative is unbounded and the exponential potential diverges.
+    Lipschitz constant); or on the squared error, which is not Lipschitz:
+    its derivative ``2(p − y)`` is fed clipped to ``[−1, 1]`` like every
+    gradient (Notes), which keeps the exponential potential finite, and the
+    regret guarantees below no longer apply.
 
     Invariant in ``X`` (like :class:`ScaleInvariantClassifier`), **not** in
     ``y``: the learners' predictions start at 0 and must grow to the scale
@@ -620,8 +623,18 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
-    loss : {"absolute_error", "epsilon_insensitive", "huber"}, default="absolute_error"
-        The loss of the online predictions.
+    loss : {"absolute_error", "epsilon_insensitive", "huber", "squared_error"}, \
+            default="absolute_error"
+        The loss of the online predictions. The first three are Lipschitz
+        (Kotłowski's analysis holds for the loss divided by its constant).
+        ``"squared_error"`` ``(p − y)²`` is not: the learner is fed
+        ``clip(2c(p − y), −1, 1)`` (``c`` the sample weight), the squared
+        loss's gradient for residuals up to ``1/(2c)`` in target units and a
+        unit gradient beyond, so its updates stay finite for any target but
+        no regret bound holds; with unit weights they are the updates of
+        ``loss="huber", epsilon=0.5``, while ``cumulative_loss_`` is the
+        squared error. Scale the targets so that typical residuals are below
+        about ``0.5`` for it to act as the squared loss.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -791,7 +804,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
 
     _parameter_constraints: ClassVar[dict] = {
         **_BaseScaleInvariant._parameter_constraints,
-        "loss": [StrOptions({"absolute_error", "epsilon_insensitive", "huber"})],
+        "loss": [StrOptions({"absolute_error", "epsilon_insensitive", "huber", "squared_error"})],
         "epsilon": [Interval(Real, 0, None, closed="left")],
         "center_target": ["boolean"],
     }

@@ -164,7 +164,9 @@ class _BaseSON(OnlineLinearBase):
         """The curvature rows actually accumulated (``"auto"`` resolved)."""
         if self.curvature != "auto":
             return self.curvature
-        return "gradient" if self.sketch == "diag" else self._auto_curvature
+        if self.sketch == "diag" or self.loss == "absolute_error":  # l'' = 0: no Hessian rows
+            return "gradient"
+        return self._auto_curvature
 
     def _check_params_consistent(self, X):
         if self.sketch == "diag" and self.curvature == "hessian":
@@ -172,6 +174,11 @@ class _BaseSON(OnlineLinearBase):
                 "sketch='diag' is diagonal AdaGrad on the gradients: use curvature='gradient' "
                 "(a diagonal Newton step ignores the correlations of the features and "
                 "diverges on correlated data)."
+            )
+        if self.loss == "absolute_error" and self.curvature == "hessian":
+            raise ValueError(
+                "loss='absolute_error' has l'' = 0 wherever it is defined: Hessian rows "
+                "would leave the curvature at alpha0 * I. Use curvature='gradient' (or 'auto')."
             )
         if self.sketch != "rfd" and self.alpha0 != "auto" and self.alpha0 <= 0:
             raise ValueError(
@@ -773,8 +780,18 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
 
     Parameters
     ----------
-    loss : {"squared_error", "huber"}, default="squared_error"
-        The loss of the online predictions.
+    loss : {"squared_error", "huber", "absolute_error"}, default="squared_error"
+        The loss of the online predictions. The squared and Huber losses are
+        exp-concave on bounded predictions (Assumption 2; Huber in its
+        quadratic zone), as Theorem 5 needs. ``"absolute_error"`` ``|p − y|``
+        is not (not even strictly convex: ``l'' = 0``), so no regret bound
+        holds: the Newton step uses its subgradient ``c · sign(p − y) x``
+        (``0`` at ``p = y``) and ``curvature="auto"`` accumulates the
+        gradient rows ``sqrt(μ + η_t) g_t``, i.e. ``(μ + η_t) c² x xᵀ``, with
+        ``mu="auto"`` = 0 (Assumption 2's recipe ``min l'' / max l'²``);
+        ``curvature="hessian"`` is refused. Its steps do not scale with the
+        residual, so ``learning_rate`` sets them in target units (a smaller
+        value, larger steps); robust to outlying targets.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -810,7 +827,7 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         (``mu`` and ``learning_rate`` are then unused); not with
         ``sketch="diag"``, where a diagonal Newton step ignores the correlations
         of the features. ``"auto"``: ``"hessian"``, ``"gradient"`` with
-        ``sketch="diag"``.
+        ``sketch="diag"`` or ``loss="absolute_error"``.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -983,7 +1000,7 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
 
     _parameter_constraints: ClassVar[dict] = {
         **_BaseSON._parameter_constraints,
-        "loss": [StrOptions({"squared_error", "huber"})],
+        "loss": [StrOptions({"squared_error", "huber", "absolute_error"})],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "center_target": ["boolean"],
     }
