@@ -20,6 +20,7 @@ The hooks:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from numbers import Real
 from typing import TYPE_CHECKING, Any
@@ -342,7 +343,7 @@ class OnlineLinearClassifierMixin(_Engine):
             if (
                 isinstance(value, bool)
                 or not isinstance(value, Real)
-                or not (np.isfinite(value) and value >= 0)
+                or not (math.isfinite(float(value)) and float(value) >= 0)
             ):
                 raise ValueError(
                     f"class_weight[{key!r}] = {value!r}: class weights must be finite numbers >= 0."
