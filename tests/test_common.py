@@ -56,6 +56,7 @@ _VARIANTS = [
     skonline.RFDSONRegressor(loss="huber"),
     skonline.RFDSONRegressor(curvature="hessian", bound=None, sketch_size=4),
     skonline.RFDSONClassifier(curvature="hessian", loss="log_loss", sketch="full", alpha0=1.0),
+    skonline.RFDSONClassifier(sketch_size=4, class_weight="balanced"),
     skonline.AdaptiveOnlinePCA(fixed_share=0.1, row_norm="clip", transform_mode="average"),
     skonline.AdaptiveOnlinePCA(
         solver="dense", sampler="systematic", transform_mode="sample", random_state=0
@@ -80,6 +81,7 @@ _VARIANTS = [
     skonline.ScaleInvariantClassifier(variant="coordinate", center=True, multi_class="multinomial"),
     skonline.ScaleInvariantClassifier(variant="diagonal", center=True),
     skonline.ScaleInvariantClassifier(variant="full", potential_width=9 / 8),
+    skonline.ScaleInvariantClassifier(class_weight="balanced"),
     skonline.ScaleInvariantRegressor(variant="full", loss="huber", epsilon=1.0),
     skonline.ScaleInvariantRegressor(variant="diagonal", loss="epsilon_insensitive", center=True),
     skonline.ScaleInvariantRegressor(

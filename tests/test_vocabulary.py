@@ -60,6 +60,7 @@ SHARED = {
     "time_counter": ("counter", "``t``"),
     "rank_tol": ("rank",),
     "multi_class": ("one-vs-rest", "softmax", "multinomial"),
+    "class_weight": ("weights of the classes",),
     "center_target": ("target",),
     "verbose": ("progress",),
     "scale_features": ("units",),

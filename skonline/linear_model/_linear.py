@@ -20,7 +20,9 @@ The hooks:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,6 +48,7 @@ __all__ = [
     "OnlineLinearBase",
     "OnlineLinearClassifierMixin",
     "OnlineLinearRegressorMixin",
+    "class_weighted",
     "labels_from_scores",
     "probabilities_from_scores",
 ]
@@ -63,11 +66,15 @@ class LinearState(OnlineState):
         Passes of the last ``fit`` (1 after ``partial_fit``).
     n_mistakes : int
         Online mistakes of a classifier (labels predicted before each update).
+    class_counts : ndarray of shape (n_classes,) or None
+        Rows of each class learned so far (a classifier's; rows of weight 0
+        are not counted): the counts of ``class_weight="balanced"``.
     """
 
     classes: np.ndarray | None = None
     n_iter: int = 0
     n_mistakes: int = 0
+    class_counts: np.ndarray | None = None
 
 
 def labels_from_scores(
@@ -99,6 +106,60 @@ def probabilities_from_scores(scores: np.ndarray, *, multinomial: bool = False) 
         return e / e.sum(axis=1, keepdims=True)
     prob = expit(scores)
     return prob / prob.sum(axis=1, keepdims=True)
+
+
+def class_weighted(
+    class_weight: Any,
+    classes: np.ndarray,
+    index: np.ndarray,
+    counts: np.ndarray,
+    sample_weight: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sample weights times the rows' class weights, and the class counts after the rows.
+
+    Parameters
+    ----------
+    class_weight : dict, "balanced" or None
+        A dict multiplies the weight of a row of class ``c`` by
+        ``class_weight[c]`` (1 for a class it does not list).
+        ``"balanced"`` multiplies it by ``n / (K · n_c)``, scikit-learn's
+        ``compute_class_weight("balanced")`` over the rows learned so far,
+        this row included: ``n`` rows, ``n_c`` of them of class ``c``, ``K``
+        the declared classes. Counted row by row, so any split of the stream
+        gives the same weights; a row whose weight is 0 (after a dict weight)
+        is not learned and not counted.
+    classes : ndarray of shape (K,)
+        The declared classes, sorted.
+    index : ndarray of shape (n,)
+        Position in ``classes`` of each row's label.
+    counts : ndarray of shape (K,)
+        Rows of each class learned before these rows.
+    sample_weight : ndarray of shape (n,)
+        The rows' sample weights.
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n,)
+        A new array: the weights multiplied by the class weights.
+    counts : ndarray of shape (K,)
+        A new array: the counts after the rows.
+    """
+    K = len(classes)
+    sample_weight = np.array(sample_weight, dtype=np.float64, copy=True)
+    if isinstance(class_weight, dict):
+        per_class = np.array([float(class_weight.get(c, 1.0)) for c in classes.tolist()])
+        sample_weight *= per_class[index]
+    seen = sample_weight > 0
+    learned = index[seen]
+    if isinstance(class_weight, str):  # "balanced"
+        n_c = counts[learned].astype(np.float64)
+        for k in range(K):  # this row included: n_c >= 1
+            mine = learned == k
+            n_c[mine] += np.arange(1, np.count_nonzero(mine) + 1)
+        n = float(counts.sum()) + np.arange(1, learned.size + 1)
+        sample_weight[seen] *= n / (K * n_c)
+    new_counts = counts + np.bincount(learned, minlength=K).astype(counts.dtype)
+    return sample_weight, new_counts
 
 
 def _validate_sample_weight(X: Any, sample_weight: Any) -> np.ndarray:
@@ -137,11 +198,14 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
         sample_weight: np.ndarray,
         classes: np.ndarray | None = None,
     ) -> Any:
+        sample_weight, class_counts = self._weigh_rows(state, y, sample_weight)
         keep = sample_weight > 0
         if not np.all(keep):  # a row of weight 0 is not seen at all
             X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
         state, decided = self._linear_pass(state, X, self._targets(y, state), sample_weight)
         state.n_iter = 1
+        if class_counts is not None:
+            state.class_counts = class_counts
         if state.classes is not None and len(y):
             predicted = labels_from_scores(
                 state.classes, decided, zero_is_positive=self._zero_is_positive
@@ -184,6 +248,12 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
 
     def _classes_from(self, y: Any) -> np.ndarray | None:  # regressors have no classes
         return None
+
+    def _weigh_rows(
+        self, state: Any, y: Any, sample_weight: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The rows' weights after the class weights, and the new class counts (none here)."""
+        return sample_weight, None
 
     # ------------------------------------------------------------ read-outs
     def _raw_decision(self, X: Any) -> np.ndarray:
@@ -254,8 +324,45 @@ class OnlineLinearClassifierMixin(_Engine):
             raise ValueError(
                 f"y contains labels {unseen.tolist()} that are not in classes {known.tolist()}."
             )
+        self._check_class_weight(known)
         sw = _validate_sample_weight(X, sample_weight)
         return X, y, {"sample_weight": sw, "classes": known}
+
+    def _check_class_weight(self, classes: np.ndarray) -> None:
+        """A dict ``class_weight`` names declared classes only, with finite weights >= 0."""
+        class_weight = getattr(self, "class_weight", None)
+        if not isinstance(class_weight, dict):
+            return
+        listed = set(classes.tolist())
+        unknown = [key for key in class_weight if key not in listed]
+        if unknown:
+            raise ValueError(
+                f"class_weight has keys {unknown} that are not in classes {classes.tolist()}."
+            )
+        for key, value in class_weight.items():
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, Real)
+                or not (math.isfinite(float(value)) and float(value) >= 0)
+            ):
+                raise ValueError(
+                    f"class_weight[{key!r}] = {value!r}: class weights must be finite numbers >= 0."
+                )
+
+    def _weigh_rows(
+        self, state: Any, y: Any, sample_weight: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``class_weighted`` with the recorded ``class_weight`` and the state's counts."""
+        counts = state.class_counts
+        if counts is None:
+            counts = np.zeros(len(state.classes), dtype=np.int64)
+        return class_weighted(
+            getattr(state.frozen, "class_weight", None),
+            state.classes,
+            np.searchsorted(state.classes, y),
+            counts,
+            sample_weight,
+        )
 
     @staticmethod
     def _check_classes(classes: Any) -> np.ndarray:

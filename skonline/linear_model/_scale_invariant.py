@@ -90,6 +90,7 @@ class SIClassifierFrozen(ScaleInvariantFrozen):
     """:class:`ScaleInvariantFrozen` plus the multiclass reduction."""
 
     multi_class: str
+    class_weight: dict | str | None
 
 
 @dataclass(frozen=True)
@@ -300,6 +301,23 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying ``sample_weight``. A dict maps a
+        class to its weight (1 for a class it does not list; a key that is
+        not a class raises). ``"balanced"``: a row of class ``c`` weighs
+        ``n / (K · n_c)``, scikit-learn's ``compute_class_weight("balanced")``
+        over the rows learned so far, this row included (``n`` rows, ``n_c``
+        of class ``c``, ``K`` the declared classes): computed online, row by
+        row, from class counts kept in the state, so any split of the stream
+        gives the same model, and defined from each class's first row on
+        (``n_c ≥ 1``; a class never seen yet weighs nothing because it has
+        no row). ``None``: every class weighs 1.
+        A weight ``c`` feeds ``clip(c · g, −1, 1)`` to the learner, as a
+        sample weight does, so a large weight pulls at most with a unit
+        gradient.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
     potential_width : float, default=1.5
         Kotłowski's ``α``, the width of the exponential potential
         ``exp(h²/(2α s²))`` (not a regularisation strength). The coordinate
@@ -474,6 +492,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         **_BaseScaleInvariant._parameter_constraints,
         "loss": [StrOptions({"log_loss", "hinge"})],
         "multi_class": [StrOptions({"ovr", "multinomial"})],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
     def __init__(
@@ -481,6 +500,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         variant="auto",
         *,
         loss="log_loss",
+        class_weight=None,
         potential_width=1.5,
         fit_intercept=True,
         max_iter=1,
@@ -495,6 +515,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
     ):
         self.variant = variant
         self.loss = loss
+        self.class_weight = class_weight
         self.potential_width = potential_width
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -568,8 +589,10 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
     (``variant="auto"``: Algorithm 2 on up to 128 coordinates, Algorithm 2
     per coordinate beyond) on a Lipschitz loss: the absolute error, the
     epsilon-insensitive loss or the Huber loss (fed ``g / epsilon``, its
-    Lipschitz constant). The unclipped squared loss is not offered: its
-    derivative is unbounded and the exponential potential diverges.
+    Lipschitz constant); or on the squared error, which is not Lipschitz:
+    its derivative ``2(p − y)`` is fed clipped to ``[−1, 1]`` like every
+    gradient (Notes), which keeps the exponential potential finite, and the
+    regret guarantees below no longer apply.
 
     Invariant in ``X`` (like :class:`ScaleInvariantClassifier`), **not** in
     ``y``: the learners' predictions start at 0 and must grow to the scale
@@ -600,8 +623,18 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
-    loss : {"absolute_error", "epsilon_insensitive", "huber"}, default="absolute_error"
-        The loss of the online predictions.
+    loss : {"absolute_error", "epsilon_insensitive", "huber", "squared_error"}, \
+            default="absolute_error"
+        The loss of the online predictions. The first three are Lipschitz
+        (Kotłowski's analysis holds for the loss divided by its constant).
+        ``"squared_error"`` ``(p − y)²`` is not: the learner is fed
+        ``clip(2c(p − y), −1, 1)`` (``c`` the sample weight), the squared
+        loss's gradient for residuals up to ``1/(2c)`` in target units and a
+        unit gradient beyond, so its updates stay finite for any target but
+        no regret bound holds; with unit weights they are the updates of
+        ``loss="huber", epsilon=0.5``, while ``cumulative_loss_`` is the
+        squared error. Scale the targets so that typical residuals are below
+        about ``0.5`` for it to act as the squared loss.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -771,7 +804,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
 
     _parameter_constraints: ClassVar[dict] = {
         **_BaseScaleInvariant._parameter_constraints,
-        "loss": [StrOptions({"absolute_error", "epsilon_insensitive", "huber"})],
+        "loss": [StrOptions({"absolute_error", "epsilon_insensitive", "huber", "squared_error"})],
         "epsilon": [Interval(Real, 0, None, closed="left")],
         "center_target": ["boolean"],
     }

@@ -104,6 +104,13 @@ class SONLive(ParamRecord):
 
 
 @dataclass(frozen=True)
+class SONClassifierFrozen(SONFrozen):
+    """:class:`SONFrozen` plus the classifier's class weights."""
+
+    class_weight: dict | str | None
+
+
+@dataclass(frozen=True)
 class SONRegressorFrozen(SONFrozen):
     """:class:`SONFrozen` plus the regressor's target centring."""
 
@@ -157,7 +164,9 @@ class _BaseSON(OnlineLinearBase):
         """The curvature rows actually accumulated (``"auto"`` resolved)."""
         if self.curvature != "auto":
             return self.curvature
-        return "gradient" if self.sketch == "diag" else self._auto_curvature
+        if self.sketch == "diag" or self.loss == "absolute_error":  # l'' = 0: no Hessian rows
+            return "gradient"
+        return self._auto_curvature
 
     def _check_params_consistent(self, X):
         if self.sketch == "diag" and self.curvature == "hessian":
@@ -165,6 +174,11 @@ class _BaseSON(OnlineLinearBase):
                 "sketch='diag' is diagonal AdaGrad on the gradients: use curvature='gradient' "
                 "(a diagonal Newton step ignores the correlations of the features and "
                 "diverges on correlated data)."
+            )
+        if self.loss == "absolute_error" and self.curvature == "hessian":
+            raise ValueError(
+                "loss='absolute_error' has l'' = 0 wherever it is defined: Hessian rows "
+                "would leave the curvature at alpha0 * I. Use curvature='gradient' (or 'auto')."
             )
         if self.sketch != "rfd" and self.alpha0 != "auto" and self.alpha0 <= 0:
             raise ValueError(
@@ -418,6 +432,26 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying ``sample_weight``. A dict maps a
+        class to its weight (1 for a class it does not list; a key that is
+        not a class raises). ``"balanced"``: a row of class ``c`` weighs
+        ``n / (K · n_c)``, scikit-learn's ``compute_class_weight("balanced")``
+        over the rows learned so far, this row included (``n`` rows, ``n_c``
+        of class ``c``, ``K`` the declared classes): computed online, row by
+        row, from class counts kept in the state, so any split of the stream
+        gives the same model, and defined from each class's first row on
+        (``n_c ≥ 1``; a class never seen yet weighs nothing because it has
+        no row). ``None``: every class weighs 1.
+        The regret bound is then on the weighted losses. With gradient
+        curvature rows (``curvature="auto"``) a weight also enters ``H``
+        through ``g gᵀ``, so the Newton step largely cancels it (measured in
+        the user guide); ``curvature="hessian"`` adds ``c l'' x xᵀ``, a
+        Newton step on the weighted cumulative loss, where class weights
+        act as intended.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
     sketch : {"rfd", "fd", "full", "diag"}, default="rfd"
         Curvature ``H`` of the Newton step. ``"rfd"``: Robust Frequent
         Directions sketch (RFD-SON, paper Alg. 3/6), ``H = BᵀB + αI`` with ``α``
@@ -625,12 +659,16 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     _parameter_constraints: ClassVar[dict] = {
         **_BaseSON._parameter_constraints,
         "loss": [StrOptions({"squared_error", "log_loss", "hinge", "smooth_hinge"})],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
+
+    _frozen_record: ClassVar[type[ParamRecord]] = SONClassifierFrozen
 
     def __init__(
         self,
         loss="log_loss",
         *,
+        class_weight=None,
         sketch="rfd",
         curvature="auto",
         sketch_size=10,
@@ -651,6 +689,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         verbose=0,
     ):
         self.loss = loss
+        self.class_weight = class_weight
         self.sketch = sketch
         self.curvature = curvature
         self.sketch_size = sketch_size
@@ -747,8 +786,18 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
 
     Parameters
     ----------
-    loss : {"squared_error", "huber"}, default="squared_error"
-        The loss of the online predictions.
+    loss : {"squared_error", "huber", "absolute_error"}, default="squared_error"
+        The loss of the online predictions. The squared and Huber losses are
+        exp-concave on bounded predictions (Assumption 2; Huber in its
+        quadratic zone), as Theorem 5 needs. ``"absolute_error"`` ``|p − y|``
+        is not (not even strictly convex: ``l'' = 0``), so no regret bound
+        holds: the Newton step uses its subgradient ``c · sign(p − y) x``
+        (``0`` at ``p = y``) and ``curvature="auto"`` accumulates the
+        gradient rows ``sqrt(μ + η_t) g_t``, i.e. ``(μ + η_t) c² x xᵀ``, with
+        ``mu="auto"`` = 0 (Assumption 2's recipe ``min l'' / max l'²``);
+        ``curvature="hessian"`` is refused. Its steps do not scale with the
+        residual, so ``learning_rate`` sets them in target units (a smaller
+        value, larger steps); robust to outlying targets.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -784,7 +833,7 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         (``mu`` and ``learning_rate`` are then unused); not with
         ``sketch="diag"``, where a diagonal Newton step ignores the correlations
         of the features. ``"auto"``: ``"hessian"``, ``"gradient"`` with
-        ``sketch="diag"``.
+        ``sketch="diag"`` or ``loss="absolute_error"``.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -963,7 +1012,7 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
 
     _parameter_constraints: ClassVar[dict] = {
         **_BaseSON._parameter_constraints,
-        "loss": [StrOptions({"squared_error", "huber"})],
+        "loss": [StrOptions({"squared_error", "huber", "absolute_error"})],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "center_target": ["boolean"],
     }
