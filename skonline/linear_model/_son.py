@@ -38,6 +38,7 @@ from ._son_kernels import (
     auto_alpha0,
     auto_mu,
     new_curvature,
+    rms_scales,
     son_pass,
     update_scales,
 )
@@ -297,14 +298,7 @@ class _BaseSON(OnlineLinearBase):
 
     def _restart_in_final_units(self, state, X, T, sample_weight):
         """Relearn the warm-up rows from the initial state with root-mean-square scales."""
-        ms = (
-            np.asarray(X.multiply(X).mean(axis=0)).ravel()
-            if sp.issparse(X)
-            else np.mean(np.square(X), axis=0)
-        )
-        scale = np.zeros_like(ms)
-        positive = ms > 0
-        scale[positive] = np.exp2(np.round(0.5 * np.log2(ms[positive])))
+        scale = rms_scales(X)
         fresh = self._fresh_state(X, T, scale, state.classes, state.frozen)
         fresh, _ = self._scaled_pass(fresh, X, T, sample_weight)
         # the predictions made at the time keep their losses and mistakes

@@ -107,6 +107,45 @@ def auto_alpha0(
     return value if value > 0.0 and np.isfinite(value) else 1.0
 
 
+def rms_scales(X: Any) -> np.ndarray:
+    """Per feature, the power of two nearest the root-mean-square of its rows (0 if all 0).
+
+    Computed in float64 as ``2^round(log2 sqrt(mean x²))``. Where the mean square
+    leaves the normal float64 range (subnormal or zero rows that are not all
+    zero, or float32/float64 values whose squares overflow), the same number is
+    taken as ``log2 m + ½ log2 mean((x/m)²)`` with ``m`` the largest ``|x|``,
+    which stays finite: a valid column never gets a scale of 0 or infinity.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        with np.errstate(over="ignore", under="ignore"):
+            ms = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+        peak = np.asarray(abs(X).max(axis=0).todense()).ravel()
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        with np.errstate(over="ignore", under="ignore"):
+            ms = np.mean(np.square(X), axis=0)
+        peak = np.max(np.abs(X), axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    log_rms = np.full(ms.shape, -np.inf)
+    normal = (ms >= np.finfo(np.float64).tiny) & np.isfinite(ms)
+    log_rms[normal] = 0.5 * np.log2(ms[normal])
+    odd = ~normal & (peak > 0)
+    if odd.any():
+        cols = np.flatnonzero(odd)
+        rel = X[:, cols].multiply(1.0 / peak[cols]) if sp.issparse(X) else X[:, cols] / peak[cols]
+        rel_ms = (
+            np.asarray(rel.multiply(rel).mean(axis=0)).ravel()
+            if sp.issparse(rel)
+            else np.mean(np.square(rel), axis=0)
+        )
+        log_rms[cols] = np.log2(peak[cols]) + 0.5 * np.log2(rel_ms)
+    scale = np.zeros(ms.shape)
+    seen = np.isfinite(log_rms)
+    # the nearest power of two inside the float64 range (subnormal ones included)
+    scale[seen] = np.exp2(np.clip(np.round(log_rms[seen]), -1074, 1023))
+    return scale
+
+
 def update_scales(scale: np.ndarray, X: Any) -> np.ndarray:
     """Fix the scale of each feature at its first non-zero value; returns a new array.
 

@@ -356,3 +356,23 @@ def test_full_guards_its_state_against_one_huge_row_as_rfd_does(huge):
         mae[sketch] = np.mean(np.abs(predictions - X_test @ w))
     assert mae["full"] < 0.2  # usable (the targets have unit scale)
     np.testing.assert_allclose(mae["full"], mae["rfd"], rtol=1e-6)
+
+
+@pytest.mark.parametrize("cls", [skonline.RFDSONClassifier, skonline.RFDSONRegressor])
+def test_float32_rows_near_the_float32_maximum_are_learned(cls):
+    # the defaults (scale_features) divide each feature by a power of two, so rows multiplied by
+    # 2**125 (entries up to ~0.9 of float32's maximum) give the same model as the
+    # rows themselves. The root-mean-square of the first rows was computed in the
+    # input's float32 and overflowed: the batch was refused (FloatingPointError).
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 5)).astype(np.float32)
+    y = (
+        (X[:, 0] > 0).astype(int)
+        if cls is skonline.RFDSONClassifier
+        else X[:, 0].astype(np.float64)
+    )
+    big = X * np.float32(2.0**125)
+    assert np.abs(big).max() > 0.1 * np.finfo(np.float32).max
+    small_fit, big_fit = cls().fit(X, y), cls().fit(big, y)
+    assert np.array_equal(big_fit.predict(big), small_fit.predict(X))
+    assert np.array_equal(big_fit.coef_ * 2.0**125, small_fit.coef_)
