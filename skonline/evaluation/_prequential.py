@@ -12,7 +12,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import numbers
-import sys
 import time
 import warnings
 from typing import Any
@@ -25,6 +24,8 @@ from sklearn.exceptions import FitFailedWarning, NotFittedError
 from sklearn.metrics import check_scoring, get_scorer, make_scorer
 from sklearn.utils import Bunch, gen_batches, get_tags
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+
+from ..utils._progress import Progress
 
 __all__ = ["PrefixBaseline", "prequential_score", "reconstruction_error"]
 
@@ -534,19 +535,6 @@ def _loss_rows(model, Xb):
     return np.einsum("ij,ij->i", residual, residual)
 
 
-def _print_progress(i, n_batches, seen, elapsed, track, name):
-    rate = seen / elapsed if elapsed > 0 else float("inf")
-    value = track.batch[name][-1]
-    cumulative = track.cumulative[name][-1]
-    total = f"/{n_batches}" if n_batches else ""
-    print(
-        f"[prequential] batch {i + 1}{total}: {seen} rows seen, {rate:,.0f} rows/s, "
-        f"{name} {value:.4g} (cumulative {cumulative:.4g})",
-        file=sys.stdout,
-        flush=True,
-    )
-
-
 def prequential_score(
     estimator,
     X,
@@ -629,8 +617,11 @@ def prequential_score(
         raised by a stream ``X`` while it is read is always raised, with
         ``partial_result``.
     verbose : int, default=0
-        ``1``: print progress (rows/s and the running score) about ten times;
-        ``2``: after every batch.
+        ``1``: show progress on ``sys.stderr``: a bar with the rows per
+        second, the time elapsed and the time left (or, over a generator, a
+        row counter) in a terminal or a notebook, at most about ten lines
+        elsewhere (:ref:`progress`); ``2``: with the running cumulative
+        value of the first score.
 
     Returns
     -------
@@ -701,12 +692,11 @@ def prequential_score(
     ):
         raise ValueError(f"error_score must be 'raise' or a number; got {error_score!r}.")
     stream = _batches(X, y, batch_size)
-    n_batches: int | None = None
+    n_rows: int | None = None
     if _is_array_like(X):
         n_rows = _n_stream_rows(X)
         if n_rows == 0:
             raise ValueError("the stream is empty: X has 0 rows.")
-        n_batches = -(-n_rows // batch_size)
     model = clone(estimator)
     classifier = is_classifier(model)
     if classifier and classes is None:
@@ -726,7 +716,6 @@ def prequential_score(
     tracks = [_Track(model, scorers)]
     if baseline:
         tracks.append(_Track(PrefixBaseline(_baseline_kind(model)), scorers))
-    every = 1 if verbose >= 2 else max(1, (n_batches or 100) // 10)
 
     seen, started, fitted = 0, False, False
     rows: list[int] = []
@@ -765,7 +754,7 @@ def prequential_score(
         return out
 
     first_row = 0  # index in the stream of the first row of the batch
-    start = time.perf_counter()
+    progress = Progress(n_rows, desc=f"prequential {type(model).__name__}", verbose=verbose)
     for i in itertools.count():
         try:
             Xb, yb = next(stream)
@@ -833,9 +822,9 @@ def prequential_score(
         score_times.append(t1 - t0)
         fit_times.append(t2 - t1)
         failures.append(failed)
-        if verbose and (i % every == 0 or (n_batches and i == n_batches - 1)):
-            first = next(iter(scorers))
-            _print_progress(i, n_batches, seen, time.perf_counter() - start, tracks[0], first)
+        first = next(iter(scorers))
+        progress.update(n, **{first: tracks[0].cumulative[first][-1]})
+    progress.close()
     if not rows:
         raise ValueError("the stream is empty.")
     return results()
