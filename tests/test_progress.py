@@ -15,6 +15,8 @@ from skonline import RFDSONRegressor, ScaleInvariantRegressor
 from skonline.evaluation import prequential_score
 from skonline.utils._progress import MAX_LINES, Progress
 
+from .test_state_contract import _verbose_data, _verbose_estimators
+
 ETA = re.compile(r"\[\d\d:\d\d<\d\d:\d\d, ")  # elapsed<left, as tqdm and the lines write it
 
 
@@ -121,12 +123,17 @@ def test_a_known_total_writes_one_line_per_tenth_crossed():
 
 
 # ---------------------------------------------------------------- the bar
-def test_a_terminal_gets_one_bar_updated_in_place(monkeypatch):
+def _fit_in_a_terminal(monkeypatch, n, max_iter, verbose):
+    """What ``RFDSONRegressor(max_iter, verbose).fit`` on ``n`` rows shows a terminal."""
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    X, y = _regression(20_000)
-    RFDSONRegressor(max_iter=3, verbose=1).fit(X, y)
-    text = terminal.getvalue()
+    X, y = _regression(n)
+    RFDSONRegressor(max_iter=max_iter, verbose=verbose).fit(X, y)
+    return terminal.getvalue()
+
+
+def test_a_terminal_gets_one_bar_updated_in_place(monkeypatch):
+    text = _fit_in_a_terminal(monkeypatch, 20_000, max_iter=3, verbose=1)
     assert text.count("\n") == 1 and text.endswith("\n")  # one bar, closed once
     frames = [frame for frame in text.rstrip("\n").split("\r") if frame]
     assert len(frames) >= 2
@@ -136,21 +143,14 @@ def test_a_terminal_gets_one_bar_updated_in_place(monkeypatch):
 
 
 def test_a_terminal_without_tqdm_gets_the_lines(monkeypatch, no_tqdm):
-    terminal = FakeTerminal()
-    monkeypatch.setattr(sys, "stderr", terminal)
-    X, y = _regression(20_000)
-    RFDSONRegressor(max_iter=3, verbose=1).fit(X, y)
-    lines = terminal.getvalue().splitlines()
-    assert "\r" not in terminal.getvalue() and len(lines) == MAX_LINES
+    text = _fit_in_a_terminal(monkeypatch, 20_000, max_iter=3, verbose=1)
+    lines = text.splitlines()
+    assert "\r" not in text and len(lines) == MAX_LINES
     assert lines[-1].startswith("RFDSONRegressor epoch 3/3: 100% 60,000/60,000 rows [")
 
 
 def test_verbose_2_in_a_terminal_writes_epoch_lines_above_the_bar(monkeypatch):
-    terminal = FakeTerminal()
-    monkeypatch.setattr(sys, "stderr", terminal)
-    X, y = _regression(5000)
-    RFDSONRegressor(max_iter=2, verbose=2).fit(X, y)
-    text = terminal.getvalue()
+    text = _fit_in_a_terminal(monkeypatch, 5000, max_iter=2, verbose=2)
     epochs = re.findall(r"RFDSONRegressor epoch (\d)/2: 5,000 rows, mean_loss=", text)
     assert epochs == ["1", "2"]
     assert "mean_loss=" in text.split("\r")[-1]  # the bar's last frame shows the loss
@@ -252,30 +252,11 @@ def test_a_failing_fit_writes_no_last_line(capsys):
 
 
 # ---------------------------------------------------- results do not change
-def _verbose_estimators():
-    import inspect
-
-    import skonline
-    from skonline.decomposition import AdaptiveSubsetHedge
-
-    classes = [getattr(skonline, n) for n in skonline.__all__]
-    classes = [c for c in classes if inspect.isclass(c)] + [AdaptiveSubsetHedge]
-    return [c for c in classes if "verbose" in c().get_params()]
-
-
 @pytest.mark.parametrize("cls", _verbose_estimators(), ids=lambda c: c.__name__)
 @pytest.mark.parametrize("where", ["file", "terminal"])
 def test_verbose_does_not_change_the_learned_state(monkeypatch, cls, where):
-    from sklearn.base import is_classifier, is_regressor
-
     n = 300 if cls.__name__ == "SequentialPrincipalCurve" else 1200  # its pass is slow
-    rng = np.random.default_rng(0)
-    X = np.abs(rng.standard_normal((n, 4))) / 4  # non-negative rows of norm < 1
-    y = None
-    if is_classifier(cls()):
-        y = (X[:, 0] > X[:, 1]).astype(int)
-    elif is_regressor(cls()):
-        y = X @ [1.0, -1.0, 0.5, 0.0]
+    X, y = _verbose_data(cls, n)
     params = {"random_state": 0} if "random_state" in cls().get_params() else {}
     if "max_iter" in cls().get_params():
         params["max_iter"] = 2
@@ -317,3 +298,17 @@ def test_fit_sketch_on_a_local_scheduler_reports_its_blocks(capsys):
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 10 and lines[-1].startswith("fit_sketch: 100% 8,000/8,000 rows [")
     assert pickle.dumps(loud._state) == pickle.dumps(quiet._state)
+
+
+def test_a_notebook_gets_tqdms_widget(monkeypatch):
+    # tqdm.autonotebook picks the notebook class under a Jupyter kernel with
+    # ipywidgets; the display then uses tqdm.auto's bar whatever sys.stderr is
+    tqdm_autonotebook = pytest.importorskip("tqdm.autonotebook")
+    from tqdm.auto import tqdm as auto_tqdm
+
+    from skonline.utils._progress import _bar_class
+
+    assert _bar_class(None) is None  # the captured stderr of a test is no terminal
+    monkeypatch.setattr(tqdm_autonotebook, "tqdm", object)  # as in a notebook
+    assert _bar_class(None) is auto_tqdm
+    assert _bar_class(io.StringIO()) is None  # an explicit file is written to as it is

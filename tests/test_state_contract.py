@@ -218,17 +218,23 @@ def _verbose_estimators():
     return [c for c in classes if "verbose" in c().get_params()]
 
 
-@pytest.mark.parametrize("cls", _verbose_estimators(), ids=lambda c: c.__name__)
-def test_every_verbose_fit_prints_progress_and_learns_the_same(capsys, cls):
+def _verbose_data(cls, n=1200):
+    """Rows (and targets) every estimator with ``verbose`` learns from."""
     from sklearn.base import is_classifier, is_regressor
 
     rng = np.random.default_rng(0)
-    X = np.abs(rng.standard_normal((1200, 4))) / 4  # non-negative rows of norm < 1
+    X = np.abs(rng.standard_normal((n, 4))) / 4  # non-negative rows of norm < 1
     y = None
     if is_classifier(cls()):
         y = (X[:, 0] > X[:, 1]).astype(int)
     elif is_regressor(cls()):
         y = X @ [1.0, -1.0, 0.5, 0.0]
+    return X, y
+
+
+@pytest.mark.parametrize("cls", _verbose_estimators(), ids=lambda c: c.__name__)
+def test_every_verbose_fit_prints_progress_and_learns_the_same(capsys, cls):
+    X, y = _verbose_data(cls)
     seed = {"random_state": 0} if "random_state" in cls().get_params() else {}
     quiet = cls(**seed).fit(X, y)
     assert capsys.readouterr().err == ""
