@@ -54,7 +54,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -63,11 +62,11 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
-from sklearn.utils import gen_batches
 
 if TYPE_CHECKING:  # Python 3.11's typing.Self, for 3.10 too
     from typing_extensions import Self
 
+from .utils._progress import Progress
 from .utils._sklearn_compat import check_is_fitted
 from .utils._validation import validate_data
 
@@ -434,7 +433,8 @@ class OnlineEstimator(BaseEstimator):
                 est._check_frozen(est._state)
             X, y, kwargs = est._validate_batch(X, y, first_call, **fit_params)
             state = est._new_state(X, y, **kwargs) if first_call else est._state
-            est._commit(est._partial_fit_state(state, X, y, **kwargs))
+            with est._progress(X.shape[0], call="partial_fit") as progress:
+                est._commit(est._verbose_pass(state, X, y, progress=progress, **kwargs))
         return self
 
     def _online_fit(self, X: Any, y: Any = None, **fit_params: Any) -> Self:
@@ -443,7 +443,8 @@ class OnlineEstimator(BaseEstimator):
             est._reset()
             X, y, kwargs = est._validate_batch(X, y, True, **fit_params)
             state = est._new_state(X, y, **kwargs)
-            est._commit(est._verbose_pass(state, X, y, **kwargs))
+            with est._progress(X.shape[0]) as progress:
+                est._commit(est._verbose_pass(state, X, y, progress=progress, **kwargs))
         return self
 
     #: Keyword arguments of the pass that hold one value per row (sliced with the rows).
@@ -451,31 +452,41 @@ class OnlineEstimator(BaseEstimator):
     #: Boolean keyword arguments of the pass that act once, at its end.
     _pass_end_kwargs: tuple[str, ...] = ()
 
-    def _verbose_pass(
-        self,
-        state: OnlineState,
-        X: Any,
-        y: Any,
-        *,
-        epoch: tuple[int, int] | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        """``_partial_fit_state`` over the rows; with ``verbose``, in chunks, with progress.
+    def _progress(self, total: int, call: str = "fit") -> Progress:
+        """The progress display of a call over ``total`` rows, by ``verbose``.
 
-        Any split of the rows gives the same state (one ordered pass), so the
-        chunks only add progress lines: ``verbose=1`` prints about ten per pass,
-        ``verbose=2`` one per 1000 rows. Each line has the rows done, the rows per
-        second and, for estimators with a prequential loss, the mean loss so far.
+        ``fit`` (and every other long call) shows a bar, or about ten lines
+        where the output is not a terminal, from ``verbose=1``; a
+        ``partial_fit`` call is one step of a loop its caller drives, so it
+        writes one summary line, from ``verbose=2`` only.
         """
         verbose = int(getattr(self, "verbose", 0) or 0)
-        n = X.shape[0]
-        if verbose <= 0 or n == 0:
-            return self._partial_fit_state(state, X, y, **kwargs)
-        size = max(1, -(-n // 10)) if verbose == 1 else 1000
         name = type(self).__name__
-        where = "" if epoch is None else f"epoch {epoch[0]}/{epoch[1]}: "
-        start = time.perf_counter()
-        for sl in gen_batches(n, size):
+        if call == "partial_fit":
+            return Progress(
+                total,
+                desc=f"{name}.partial_fit",
+                verbose=verbose if verbose >= 2 else 0,
+                summary=True,
+            )
+        return Progress(total, desc=name, verbose=verbose)
+
+    def _verbose_pass(
+        self, state: OnlineState, X: Any, y: Any, *, progress: Progress, **kwargs: Any
+    ) -> Any:
+        """``_partial_fit_state`` over the rows, in the chunks ``progress`` reports between.
+
+        Any split of the rows gives the same state (one ordered pass), so the
+        chunks only let ``progress`` move; for estimators with a prequential
+        loss it gets the mean loss of the rows of this pass so far.
+        """
+        n = X.shape[0]
+        if not progress.enabled or n == 0:
+            return self._partial_fit_state(state, X, y, **kwargs)
+        has_loss = isinstance(self, OnlineLossMixin)
+        loss0 = float(state.cumulative_loss) if has_loss else 0.0
+        seen0 = int(state.n_samples_seen)
+        for sl in progress.slices(n):
             part = {
                 key: (value[sl] if key in self._row_kwargs else value)
                 for key, value in kwargs.items()
@@ -483,12 +494,13 @@ class OnlineEstimator(BaseEstimator):
             if sl.stop < n:  # flags that close a pass apply to its last chunk only
                 part.update(dict.fromkeys(set(self._pass_end_kwargs) & part.keys(), False))
             state = self._partial_fit_state(state, X[sl], None if y is None else y[sl], **part)
-            elapsed = time.perf_counter() - start
-            rate = sl.stop / elapsed if elapsed > 0 else float("inf")
-            line = f"[{name}] {where}{sl.stop}/{n} rows, {rate:,.0f} rows/s"
-            if isinstance(self, OnlineLossMixin) and state.n_samples_seen:
-                line += f", mean loss {state.cumulative_loss / state.n_samples_seen:.4g}"
-            print(line, flush=True)
+            seen = int(state.n_samples_seen) - seen0
+            if has_loss and seen > 0:
+                progress.update(
+                    sl.stop - sl.start, mean_loss=(float(state.cumulative_loss) - loss0) / seen
+                )
+            else:
+                progress.update(sl.stop - sl.start)
         return state
 
     # ---------------------------------------------------------- read-outs

@@ -19,10 +19,13 @@ array through ``partial_fit`` in order (user guide, :ref:`sketching`).
 
 from __future__ import annotations
 
+import functools
 from numbers import Integral
 
 import numpy as np
 from sklearn.base import clone
+
+from .utils._progress import Progress
 
 __all__ = ["fit_sketch"]
 
@@ -53,7 +56,7 @@ def _check_not_empty(sketch):
 _EMPTY = "X has no rows (every block is empty): there is nothing to sketch."
 
 
-def fit_sketch(estimator, X, *, split_every=2, compute=True):
+def fit_sketch(estimator, X, *, split_every=2, compute=True, verbose=0):
     """Sketch a Dask array block by block on the workers; tree-reduce with ``merge``.
 
     Each row block of ``X`` is sketched by a clone of ``estimator`` where it
@@ -81,6 +84,13 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True):
     compute : bool, default=True
         Return the fitted estimator; ``False`` returns a ``dask.delayed``
         object computing it.
+    verbose : int, default=0
+        With ``compute=True``, ``1`` shows the rows of the blocks sketched
+        so far on ``sys.stderr`` as they finish: a bar with the rows per
+        second and the time left in a terminal or a notebook (a row counter
+        when the sizes of the blocks are unknown), at most about ten lines
+        elsewhere (:ref:`progress`). The estimator's own ``verbose`` acts on
+        the workers.
 
     Returns
     -------
@@ -130,19 +140,76 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True):
     kept = [i for i, size in enumerate(rows) if size != 0]  # NaN: unknown
     if not kept:
         raise ValueError(_EMPTY)
-    level = []
+    fitted = []
     for i in kept:
         block, seed = blocks[i], seeds[i]
         sketch = clone(estimator)
         if seed is not None:
             sketch.set_params(random_state=seed)
-        level.append(dask.delayed(_fit_block)(sketch, block))
+        fitted.append(dask.delayed(_fit_block)(sketch, block))
+    if not compute:
+        return _tree(fitted, arity, dask.delayed(_merge_group), dask.delayed(_check_not_empty))
+    sizes = [rows[i] for i in kept]
+    total = int(sum(sizes)) if all(np.isfinite(sizes)) else None
+    with Progress(total, desc="fit_sketch", verbose=verbose) as progress:
+        client = _client() if progress.enabled else None
+        if client is None:
+            root = _tree(fitted, arity, dask.delayed(_merge_group), dask.delayed(_check_not_empty))
+            if not progress.enabled:
+                return root.compute()
+            return _compute_locally(root, {block.key for block in fitted}, progress)
+        return _compute_on_cluster(client, fitted, arity, progress)
+
+
+def _tree(level, arity, merge, finish):
+    """Merge ``level`` ``arity`` at a time until one remains; ``finish`` it."""
     while len(level) > 1:
-        level = [
-            dask.delayed(_merge_group)(*level[i : i + arity]) for i in range(0, len(level), arity)
-        ]
-    root = dask.delayed(_check_not_empty)(level[0])
-    return root.compute() if compute else root
+        level = [merge(*level[i : i + arity]) for i in range(0, len(level), arity)]
+    return finish(level[0])
+
+
+def _rows(sketch):
+    """Rows a block's sketch learned (a block without rows has none)."""
+    return 0 if sketch is None else sketch.n_samples_seen_
+
+
+def _client():
+    """The active ``distributed.Client``, or ``None`` (Dask's local schedulers)."""
+    try:
+        from distributed import get_client
+
+        return get_client()
+    except (ImportError, ValueError):
+        return None
+
+
+def _compute_locally(root, block_keys, progress):
+    """Compute on a local scheduler, reporting each block's rows when its sketch is done."""
+    from dask.callbacks import Callback
+
+    def posttask(key, result, dsk, state, worker_id):
+        if key in block_keys:
+            progress.update(_rows(result))
+
+    with Callback(posttask=posttask):
+        return root.compute()
+
+
+def _compute_on_cluster(client, fitted, arity, progress):
+    """Compute on a cluster, reporting each block's rows as its sketch finishes.
+
+    The sketches of the blocks become futures on the workers; the merge tree
+    is built on them, so it runs as they finish, exactly as in one graph.
+    """
+    from distributed import as_completed
+
+    sketches = client.compute(fitted)
+    counts = client.map(_rows, sketches)
+    merge = functools.partial(client.submit, _merge_group)
+    root = _tree(sketches, arity, merge, functools.partial(client.submit, _check_not_empty))
+    for count in as_completed(counts):
+        progress.update(count.result())
+    return root.result()
 
 
 def _block_seeds(estimator, n_blocks):

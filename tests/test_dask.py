@@ -143,3 +143,20 @@ def test_empty_blocks_are_skipped(client):
         fit_sketch(FrequentDirections(), X[X[:, 0] < 0])
     with pytest.raises(ValueError, match="no rows"):
         fit_sketch(FrequentDirections(), da.zeros((0, 3), chunks=(5, 3)))
+
+
+def test_fit_sketch_reports_progress_on_the_cluster_and_learns_the_same(client, capsys):
+    A = _data(n=6000, d=12)
+    X = da.from_array(A, chunks=(300, 12))  # 20 blocks
+    quiet = fit_sketch(RobustFrequentDirections(sketch_size=6), X)
+    assert capsys.readouterr() == ("", "")
+    loud = fit_sketch(RobustFrequentDirections(sketch_size=6), X, verbose=1)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 10 and lines[-1].startswith("fit_sketch: 100% 6,000/6,000 rows [")
+    assert pickle.dumps(loud._state) == pickle.dumps(quiet._state)
+    # blocks of unknown size: a row counter, ending with the rows kept
+    kept = X[X[:, 0] > 3.0]
+    loud = fit_sketch(RobustFrequentDirections(sketch_size=6), kept, verbose=1)
+    lines = capsys.readouterr().err.splitlines()
+    assert 1 <= len(lines) <= 10 and "%" not in lines[-1]
+    assert lines[-1].startswith(f"fit_sketch: {loud.n_samples_seen_:,} rows [")

@@ -180,17 +180,29 @@ def test_single_blas_thread_limits_inside_and_nests():
 
 
 # ------------------------------------------------------------ verbose progress of fit
-@pytest.mark.parametrize("verbose, n_lines", [(1, 10), (2, 3)])
+@pytest.mark.parametrize("verbose, n_lines", [(1, 10), (2, 12)])
 def test_verbose_fit_prints_progress_and_learns_the_same(capsys, verbose, n_lines):
+    # to a stream that is not a terminal: ten lines for the two epochs, and at
+    # verbose=2 one more line per epoch with its mean loss
     X, y = _regression(n=2500, d=5)
     quiet = RFDSONRegressor(alpha0=1.0, max_iter=2).fit(X, y)
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().err == ""
     loud = RFDSONRegressor(alpha0=1.0, max_iter=2, verbose=verbose).fit(X, y)
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 2 * n_lines
-    assert lines[0].startswith("[RFDSONRegressor] epoch 1/2: ")
-    assert lines[-1].startswith("[RFDSONRegressor] epoch 2/2: 2500/2500 rows, ")
-    assert "rows/s" in lines[-1] and "mean loss" in lines[-1]
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == n_lines
+    assert lines[0].startswith("RFDSONRegressor epoch 1/2:  10% 500/5,000 rows [")
+    progress = [line for line in lines if "%" in line]
+    assert progress[-1].startswith("RFDSONRegressor epoch 2/2: 100% 5,000/5,000 rows [")
+    assert "rows/s" in progress[-1]
+    assert ("mean_loss=" in progress[-1]) == (verbose == 2)
+    if verbose == 2:
+        epochs = [line for line in lines if "%" not in line]
+        assert [line.split(":")[0] for line in epochs] == [
+            "RFDSONRegressor epoch 1/2",
+            "RFDSONRegressor epoch 2/2",
+        ]
+        assert all("2,500 rows, mean_loss=" in line for line in epochs)
     np.testing.assert_array_equal(loud.coef_, quiet.coef_)
     assert loud.cumulative_loss_ == quiet.cumulative_loss_
 
@@ -206,24 +218,30 @@ def _verbose_estimators():
     return [c for c in classes if "verbose" in c().get_params()]
 
 
-@pytest.mark.parametrize("cls", _verbose_estimators(), ids=lambda c: c.__name__)
-def test_every_verbose_fit_prints_progress_and_learns_the_same(capsys, cls):
+def _verbose_data(cls, n=1200):
+    """Rows (and targets) every estimator with ``verbose`` learns from."""
     from sklearn.base import is_classifier, is_regressor
 
     rng = np.random.default_rng(0)
-    X = np.abs(rng.standard_normal((1200, 4))) / 4  # non-negative rows of norm < 1
+    X = np.abs(rng.standard_normal((n, 4))) / 4  # non-negative rows of norm < 1
     y = None
     if is_classifier(cls()):
         y = (X[:, 0] > X[:, 1]).astype(int)
     elif is_regressor(cls()):
         y = X @ [1.0, -1.0, 0.5, 0.0]
+    return X, y
+
+
+@pytest.mark.parametrize("cls", _verbose_estimators(), ids=lambda c: c.__name__)
+def test_every_verbose_fit_prints_progress_and_learns_the_same(capsys, cls):
+    X, y = _verbose_data(cls)
     seed = {"random_state": 0} if "random_state" in cls().get_params() else {}
     quiet = cls(**seed).fit(X, y)
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().err == ""
     loud = cls(verbose=1, **seed).fit(X, y)
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) >= 5 and all(line.startswith(f"[{cls.__name__}] ") for line in lines)
-    assert "1200/1200 rows" in lines[-1] and "rows/s" in lines[-1]
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 10 and all(line.startswith(f"{cls.__name__}: ") for line in lines)
+    assert "100% 1,200/1,200 rows" in lines[-1] and "rows/s" in lines[-1]
     assert pickle.dumps(loud._state) == pickle.dumps(quiet._state)
 
 
@@ -236,8 +254,8 @@ def test_verbose_fit_closes_the_pass_once(capsys):
     quiet = SequentialPrincipalCurve(init_size=3, random_state=0).fit(X[:2])
     loud = SequentialPrincipalCurve(init_size=3, random_state=0, verbose=2).fit(X[:2])
     assert pickle.dumps(loud._state) == pickle.dumps(quiet._state)
-    assert len(capsys.readouterr().out.splitlines()) == 1
+    assert len(capsys.readouterr().err.splitlines()) == 2  # one line per row
     loud = SequentialPrincipalCurve(init_size=3, random_state=0, verbose=1).fit(X)
     quiet = SequentialPrincipalCurve(init_size=3, random_state=0).fit(X)
-    assert len(capsys.readouterr().out.splitlines()) == 3
+    assert len(capsys.readouterr().err.splitlines()) == 3
     assert pickle.dumps(loud._state) == pickle.dumps(quiet._state)

@@ -874,8 +874,11 @@ class FrequentDirections(_BaseFrequentDirections):
         With that solver, frozen at the first call: changing it takes effect at the next ``fit``.
 
     verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second), ``2`` one per 1000 rows. Live.
+        Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
+        the rows per second and the time left during :meth:`fit` in a terminal
+        or a notebook, at most ten lines elsewhere; ``2`` adds one line per
+        :meth:`partial_fit` call. The state learned is the same. Live: read by
+        the next call.
 
     Attributes
     ----------
@@ -1132,8 +1135,11 @@ class RobustFrequentDirections(_BaseFrequentDirections):
         With that solver, frozen at the first call: changing it takes effect at the next ``fit``.
 
     verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second), ``2`` one per 1000 rows. Live.
+        Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
+        the rows per second and the time left during :meth:`fit` in a terminal
+        or a notebook, at most ten lines elsewhere; ``2`` adds one line per
+        :meth:`partial_fit` call. The state learned is the same. Live: read by
+        the next call.
 
     Attributes
     ----------

@@ -737,8 +737,11 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         of ``transform_mode="sample"`` are drawn from the recorded value.
 
     verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second, mean loss so far), ``2`` one per 1000 rows. Live.
+        Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
+        the rows per second and the time left during :meth:`fit` in a terminal
+        or a notebook, at most ten lines elsewhere; ``2`` adds the mean loss so
+        far and one line per :meth:`partial_fit` call. The state learned is
+        the same. Live: read by the next call.
 
     Attributes
     ----------
@@ -1068,8 +1071,11 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         ``transform_mode="sample"`` are drawn from the recorded value.
 
     verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second, mean loss so far), ``2`` one per 1000 rows. Live.
+        Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
+        the rows per second and the time left during :meth:`fit` in a terminal
+        or a notebook, at most ten lines elsewhere; ``2`` adds the mean loss so
+        far and one line per :meth:`partial_fit` call. The state learned is
+        the same. Live: read by the next call.
 
     Attributes
     ----------

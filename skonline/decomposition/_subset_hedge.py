@@ -84,8 +84,11 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
         Seed of the random generator of :meth:`sample_subset` (the only use).
 
     verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second, mean loss so far), ``2`` one per 1000 rows.
+        Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
+        the rows per second and the time left during :meth:`fit` in a terminal
+        or a notebook, at most ten lines elsewhere; ``2`` adds the mean loss so
+        far and one line per :meth:`partial_fit` call. The state learned is
+        the same.
 
     Attributes
     ----------

@@ -12,7 +12,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import numbers
-import sys
 import time
 import warnings
 from collections.abc import Mapping
@@ -26,6 +25,8 @@ from sklearn.exceptions import FitFailedWarning, NotFittedError
 from sklearn.metrics import check_scoring, get_scorer, make_scorer
 from sklearn.utils import Bunch, gen_batches, get_tags
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+
+from ..utils._progress import Progress
 
 __all__ = ["PrefixBaseline", "prequential_score", "reconstruction_error"]
 
@@ -679,6 +680,13 @@ class _Run:
         self.failures.append(self.failed)
 
 
+def _running_score(run):
+    """``(label, cumulative value of the first scorer)``, shown by the progress display."""
+    first = next(iter(run.scorers))
+    label = first if run.name is None else f"{run.name} {first}"
+    return label, run.tracks[0].cumulative[first][-1]
+
+
 def _loss_rows(model, Xb):
     """Per-row squared reconstruction residuals (for the regret against a comparator)."""
     dense = Xb.toarray() if sp.issparse(Xb) else np.asarray(Xb, dtype=np.float64)
@@ -688,20 +696,6 @@ def _loss_rows(model, Xb):
         C = np.atleast_2d(np.asarray(model.components_, dtype=np.float64))
         residual = dense - (dense @ C.T) @ C
     return np.einsum("ij,ij->i", residual, residual)
-
-
-def _print_progress(i, n_batches, seen, elapsed, track, name, label=None):
-    rate = seen / elapsed if elapsed > 0 else float("inf")
-    value = track.batch[name][-1]
-    cumulative = track.cumulative[name][-1]
-    total = f"/{n_batches}" if n_batches else ""
-    model = "" if label is None else f"{label}: "
-    print(
-        f"[prequential] {model}batch {i + 1}{total}: {seen} rows seen, {rate:,.0f} rows/s, "
-        f"{name} {value:.4g} (cumulative {cumulative:.4g})",
-        file=sys.stdout,
-        flush=True,
-    )
 
 
 def prequential_score(
@@ -808,8 +802,11 @@ def prequential_score(
         batches before the failing one for the estimators that failed on it,
         the failing batch included for the others.
     verbose : int, default=0
-        ``1``: print progress (rows/s and the running score) about ten times;
-        ``2``: after every batch.
+        ``1``: show progress on ``sys.stderr``: a bar with the rows per
+        second, the time elapsed and the time left (or, over a generator, a
+        row counter) in a terminal or a notebook, at most about ten lines
+        elsewhere (:ref:`progress`); ``2``: with the running cumulative
+        value of the first score.
 
     Returns
     -------
@@ -914,12 +911,11 @@ def prequential_score(
             raise ValueError("give the targets as y or as the column target=, not both.")
         X, y = _split_target(X, target)
     stream = _batches(X, y, batch_size, target)
-    n_batches: int | None = None
+    n_rows: int | None = None
     if _is_array_like(X):
         n_rows = _n_stream_rows(X)
         if n_rows == 0:
             raise ValueError("the stream is empty: X has 0 rows.")
-        n_batches = -(-n_rows // batch_size)
     runs = []
     for name, est in named.items():
         model = clone(est)
@@ -942,7 +938,6 @@ def prequential_score(
                 )
         scorers = _resolve_scoring(model, scoring, labels)
         runs.append(_Run(name, model, scorers, model_classes, baseline, n_components))
-    every = 1 if verbose >= 2 else max(1, (n_batches or 100) // 10)
 
     def results():
         """Each model's results of the batches it completed (on a failure: those before it)."""
@@ -951,7 +946,12 @@ def prequential_score(
         return {run.name: run.results() for run in runs}
 
     first_row = 0  # index in the stream of the first row of the batch
-    start = time.perf_counter()
+    desc = (
+        f"prequential {type(runs[0].model).__name__}"
+        if not several
+        else f"prequential ({len(runs)} models)"
+    )
+    progress = Progress(n_rows, desc=desc, verbose=verbose)
     for i in itertools.count():
         try:
             Xb, yb = next(stream)
@@ -983,11 +983,8 @@ def prequential_score(
                 phase = f"{phase} of the estimator {name!r}"
             _raise_in_batch(failure, i, first_row, n, phase, results(), failed=list(errors))
         first_row += n
-        if verbose and (i % every == 0 or (n_batches and i == n_batches - 1)):
-            elapsed = time.perf_counter() - start
-            for run in runs:
-                first = next(iter(run.scorers))
-                _print_progress(i, n_batches, run.seen, elapsed, run.tracks[0], first, run.name)
+        progress.update(n, **dict(_running_score(run) for run in runs))
+    progress.close()
     if first_row == 0:
         raise ValueError("the stream is empty.")
     return results()

@@ -234,14 +234,21 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
             state = est._state if warm else est._new_state(X, y, **kwargs)
             sw = kwargs["sample_weight"]
             rng = check_random_state(est.random_state)
-            for epoch in range(est.max_iter):
-                Xe, ye, swe = X, y, sw
-                if est.shuffle:
-                    order = rng.permutation(X.shape[0])
-                    Xe, ye, swe = X[order], y[order], sw[order]
-                state = est._verbose_pass(
-                    state, Xe, ye, sample_weight=swe, epoch=(epoch + 1, est.max_iter)
-                )
+            name, epochs = type(est).__name__, est.max_iter
+            with est._progress(epochs * X.shape[0]) as progress:
+                for epoch in range(1, epochs + 1):
+                    Xe, ye, swe = X, y, sw
+                    if est.shuffle:
+                        order = rng.permutation(X.shape[0])
+                        Xe, ye, swe = X[order], y[order], sw[order]
+                    if epochs > 1:
+                        progress.set_description(f"{name} epoch {epoch}/{epochs}")
+                    loss0, seen0 = state.cumulative_loss, state.n_samples_seen
+                    state = est._verbose_pass(state, Xe, ye, progress=progress, sample_weight=swe)
+                    rows = state.n_samples_seen - seen0
+                    if epochs > 1 and rows > 0:
+                        mean = (state.cumulative_loss - loss0) / rows
+                        progress.detail(f"{rows:,} rows, mean_loss={mean:.4g}")
             state.n_iter = est.max_iter
             est._commit(state)
         return self

@@ -391,9 +391,11 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         Live: read by the next :meth:`fit`.
 
     verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second, mean loss so far), ``2`` one per 1000 rows.
-        Live: read by the next call.
+        Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
+        the rows per second and the time left during :meth:`fit` in a terminal
+        or a notebook, at most ten lines elsewhere; ``2`` adds the mean loss so
+        far, one line per epoch, and one line per :meth:`partial_fit` call. The
+        state learned is the same. Live: read by the next call.
 
     Attributes
     ----------
@@ -717,9 +719,11 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         Live: read by the next :meth:`fit`.
 
     verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines (rows done, rows
-        per second, mean loss so far), ``2`` one per 1000 rows.
-        Live: read by the next call.
+        Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
+        the rows per second and the time left during :meth:`fit` in a terminal
+        or a notebook, at most ten lines elsewhere; ``2`` adds the mean loss so
+        far, one line per epoch, and one line per :meth:`partial_fit` call. The
+        state learned is the same. Live: read by the next call.
 
     Attributes
     ----------

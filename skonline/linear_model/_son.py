@@ -569,9 +569,11 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         Live: a change acts from the next update on.
 
     verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines per epoch (rows
-        done, rows per second, mean loss so far), ``2`` one per 1000 rows.
-        Live: read by the next call.
+        Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
+        the rows per second and the time left during :meth:`fit` in a terminal
+        or a notebook, at most ten lines elsewhere; ``2`` adds the mean loss so
+        far, one line per epoch, and one line per :meth:`partial_fit` call. The
+        state learned is the same. Live: read by the next call.
 
     Attributes
     ----------
@@ -935,9 +937,11 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         Live: a change acts from the next update on.
 
     verbose : int, default=0
-        Progress of :meth:`fit`: ``1`` prints about ten lines per epoch (rows
-        done, rows per second, mean loss so far), ``2`` one per 1000 rows.
-        Live: read by the next call.
+        Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
+        the rows per second and the time left during :meth:`fit` in a terminal
+        or a notebook, at most ten lines elsewhere; ``2`` adds the mean loss so
+        far, one line per epoch, and one line per :meth:`partial_fit` call. The
+        state learned is the same. Live: read by the next call.
 
     Attributes
     ----------

@@ -200,9 +200,11 @@ class SequentialPrincipalCurve(
         generator is part of the state): changing it takes effect at the next
         ``fit``.
     verbose : int, default=0
-        Progress of ``fit``: ``1`` prints about ten lines (rows done, rows per
-        second, mean loss so far), ``2`` one line per 1000 rows. The curve
-        learned is the same. Live: acts from the next call on.
+        Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
+        the rows per second and the time left during :meth:`fit` in a terminal
+        or a notebook, at most ten lines elsewhere; ``2`` adds the mean loss so
+        far and one line per :meth:`partial_fit` call. The state learned is
+        the same. Live: acts from the next call on.
 
     Attributes
     ----------

@@ -286,7 +286,7 @@ def test_several_models_bad_arguments():
 def test_verbose_names_each_model(capsys):
     X, y = _data()
     prequential_score(_models(), X, y, batch_size=100, verbose=2)
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     for name in _models():
         assert name in out
 
