@@ -11,6 +11,7 @@ and ``partial_fit`` agree.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 from typing import Any, ClassVar
 
@@ -65,6 +66,13 @@ def _takes(method: Any, name: str) -> bool:
         return name in inspect.signature(method).parameters
     except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
         return False
+
+
+@functools.lru_cache(maxsize=256)
+def _param_names(cls: type) -> tuple[str, ...]:
+    """The constructor parameters of an estimator class (scikit-learn's rule, cached)."""
+    getter = getattr(cls, "_get_param_names", None)
+    return tuple(getter()) if getter is not None else ()
 
 
 def _shadow(step: Any) -> Any:
@@ -402,12 +410,11 @@ class OnlinePipeline(Pipeline):
     @staticmethod
     def _take_new_params(work: Any, given: Any) -> None:
         """Give a learned step the parameter values set since (as set_params on it would)."""
-        current = work.get_params(deep=False)
-        changed = {
-            key: clone(value, safe=False)
-            for key, value in given.get_params(deep=False).items()
-            if not hasattr(value, "get_params") and not _same_value(value, current.get(key))
-        }
+        changed = {}
+        for key in _param_names(type(given)):
+            value = getattr(given, key)
+            if not hasattr(value, "get_params") and not _same_value(value, getattr(work, key)):
+                changed[key] = clone(value, safe=False)
         if changed:
             work.set_params(**changed)
 
