@@ -411,7 +411,7 @@ class OnlinePipeline(Pipeline):
     def _take_new_params(work: Any, given: Any) -> None:
         """Give a learned step the parameter values set since (as set_params on it would)."""
         changed = {}
-        for key in _param_names(type(given)):
+        for key in _param_names(given.__class__):
             value = getattr(given, key)
             if not hasattr(value, "get_params") and not _same_value(value, getattr(work, key)):
                 changed[key] = clone(value, safe=False)
