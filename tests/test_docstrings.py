@@ -24,7 +24,7 @@ import pytest
 from numpydoc.validate import validate
 
 import skonline
-from skonline import datasets, decomposition, evaluation, linear_model, manifold
+from skonline import datasets, decomposition, evaluation, linear_model, manifold, pipeline
 from skonline.utils import estimator_checks
 
 # Error codes ignored for every object.
@@ -64,7 +64,7 @@ IGNORED_FOR_FUNCTIONS = {
 
 def _public_classes():
     classes = {}
-    for module in (skonline, decomposition, linear_model, manifold, datasets, evaluation):
+    for module in (skonline, decomposition, linear_model, manifold, datasets, evaluation, pipeline):
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isclass(obj):
@@ -92,7 +92,7 @@ def _class_cases():
 
 
 def _function_cases():
-    for module in (evaluation, datasets, manifold, estimator_checks):
+    for module in (evaluation, datasets, manifold, pipeline, estimator_checks):
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isfunction(obj):
@@ -161,10 +161,12 @@ def test_every_public_object_is_covered():
         "ScaleInvariantClassifier",
         "ScaleInvariantRegressor",
         "SequentialPrincipalCurve",
+        "OnlinePipeline",
     ):
         assert cls_name in names
         assert f"{cls_name}.fit" in names or f"{cls_name}.partial_fit" in names
     assert "skonline.evaluation.covariance_error" in names
+    assert "skonline.pipeline.make_online_pipeline" in names
     assert "skonline.datasets.make_switching_subspaces" in names
     assert "skonline.utils.estimator_checks.check_online_estimator" in names
 

@@ -11,14 +11,14 @@ a model that never saw it.
 
 Here skonline's online linear learners with their defaults run next to the
 peer a user would pick instead — ``SGDClassifier`` / ``SGDRegressor`` behind a
-``StandardScaler``, both partial-fitted on the prefix — and the running
+``StandardScaler`` in an online pipeline (both learn every batch, see
+:func:`~skonline.pipeline.make_online_pipeline`) — and the running
 baseline (majority class, mean target), on scikit-learn's bundled data.
 """
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.linear_model import SGDClassifier, SGDRegressor
 from sklearn.preprocessing import StandardScaler
@@ -31,35 +31,7 @@ from skonline.linear_model import (
     ScaleInvariantClassifier,
     ScaleInvariantRegressor,
 )
-
-
-class ScaledSGD(BaseEstimator):
-    """A StandardScaler and an SGD model, both partial-fitted on the rows seen so far."""
-
-    def __init__(self, model):
-        self.model = model
-
-    def partial_fit(self, X, y, classes=None):
-        if not hasattr(self, "scaler_"):
-            self.scaler_, self.model_ = StandardScaler(), clone(self.model)
-        self.scaler_.partial_fit(X)
-        kwargs = {} if classes is None else {"classes": classes}
-        self.model_.partial_fit(self.scaler_.transform(X), y, **kwargs)
-        return self
-
-    def predict(self, X):
-        return self.model_.predict(self.scaler_.transform(X))
-
-
-class ScaledSGDClassifier(ClassifierMixin, ScaledSGD):
-    @property
-    def classes_(self):
-        return self.model_.classes_
-
-
-class ScaledSGDRegressor(RegressorMixin, ScaledSGD):
-    pass
-
+from skonline.pipeline import make_online_pipeline
 
 rng = np.random.default_rng(0)
 
@@ -75,7 +47,9 @@ PrequentialDisplay.from_estimator(
     {
         "RFDSONClassifier()": RFDSONClassifier(),
         "ScaleInvariantClassifier()": ScaleInvariantClassifier(),
-        "SGDClassifier + scaler": ScaledSGDClassifier(SGDClassifier(random_state=0)),
+        "SGDClassifier + scaler": make_online_pipeline(
+            StandardScaler(), SGDClassifier(random_state=0)
+        ),
     },
     X[order],
     y[order],
@@ -98,7 +72,9 @@ PrequentialDisplay.from_estimator(
     {
         "RFDSONRegressor()": RFDSONRegressor(),
         "ScaleInvariantRegressor()": ScaleInvariantRegressor(),
-        "SGDRegressor + scaler": ScaledSGDRegressor(SGDRegressor(random_state=0)),
+        "SGDRegressor + scaler": make_online_pipeline(
+            StandardScaler(), SGDRegressor(random_state=0)
+        ),
     },
     X[order],
     y[order],
@@ -121,7 +97,9 @@ fig, ax = plt.subplots(figsize=(6.4, 4))
 PrequentialDisplay.from_estimator(
     {
         "RFDSONClassifier()": RFDSONClassifier(),
-        "SGDClassifier + scaler": ScaledSGDClassifier(SGDClassifier(random_state=0)),
+        "SGDClassifier + scaler": make_online_pipeline(
+            StandardScaler(), SGDClassifier(random_state=0)
+        ),
     },
     X,
     y,

@@ -722,8 +722,8 @@ def prequential_score(
     skonline's or scikit-learn's (``SGDClassifier``, ``IncrementalPCA`` …) —
     as :func:`sklearn.model_selection.cross_validate` does for batch
     learners. Scikit-learn's ``Pipeline`` has no ``partial_fit``: to stream a
-    scaler and a model, wrap them in an estimator whose ``partial_fit``
-    updates both (the user guide has one).
+    scaler and a model, use :func:`skonline.pipeline.make_online_pipeline`,
+    whose ``partial_fit`` updates both.
 
     Several estimators (a dict ``{name: estimator}``) are evaluated in one
     pass: the stream is read once, and every estimator scores each batch
