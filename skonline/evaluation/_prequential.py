@@ -190,11 +190,31 @@ def _resolve_scoring(estimator, scoring, labels=None):
             out[name] = (_neg_reconstruction_error, True)
         elif isinstance(entry, str):
             out[name] = (_named_scorer(entry, labels), entry in _ROW_MEAN_SCORERS)
+            _check_response_method(estimator, entry, out[name][0])
         elif callable(entry):
             out[name] = (check_scoring(estimator, scoring=entry), False)
         else:
             raise ValueError(f"scoring entries must be names or callables; got {entry!r}.")
     return out
+
+
+def _check_response_method(estimator, name, scorer):
+    """Refuse, before the stream is read, a scorer whose method the estimator lacks."""
+    methods = getattr(scorer, "_response_method", None)
+    if methods is None:
+        return
+    methods = (methods,) if isinstance(methods, str) else tuple(methods)
+    if not any(hasattr(estimator, method) for method in methods):
+        raise AttributeError(
+            f"scoring {name!r} needs {' or '.join(methods)}, and "
+            f"{type(estimator).__name__} has none of them"
+            + (
+                f" (with loss={estimator.get_params()['loss']!r})"
+                if "loss" in estimator.get_params(deep=False)
+                else ""
+            )
+            + "."
+        )
 
 
 # --------------------------------------------------------- response replay

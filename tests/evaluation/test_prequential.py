@@ -403,3 +403,19 @@ def test_display_passes_error_score_on():
         disp = PrequentialDisplay.from_estimator(est, X_bad, y, batch_size=100, error_score=np.nan)
     assert disp.results["RFDSONClassifier"].failed.tolist() == [0, 0, 0, 1, 0, 0]
     plt.close("all")
+
+
+def test_a_scorer_the_estimator_cannot_serve_is_refused_by_name_before_the_stream():
+    # roc_auc needs decision_function or predict_proba: the error named the
+    # internal recording wrapper ("_Recorder has none of ...") after a batch
+    X, y = load_breast_cancer(return_X_y=True)
+    from sklearn.linear_model import Perceptron
+
+    with pytest.raises(AttributeError, match="'neg_log_loss' needs predict_proba") as info:
+        prequential_score(Perceptron(), X, y, scoring="neg_log_loss")
+    assert "_Recorder" not in str(info.value) and "Perceptron has none" in str(info.value)
+    with pytest.raises(AttributeError, match=r"none of them \(with loss='hinge'\)"):
+        prequential_score(SGDClassifier(), X, y, scoring=["accuracy", "neg_log_loss"])
+    # with the method, the scorer works as before
+    res = prequential_score(SGDClassifier(loss="log_loss"), X, y, scoring="roc_auc")
+    assert 0.5 < res.cumulative_roc_auc[-1] <= 1.0
