@@ -157,7 +157,8 @@ def test_verbose_2_in_a_terminal_writes_epoch_lines_above_the_bar(monkeypatch):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
-def test_a_fit_in_a_pseudo_terminal_shows_one_bar_with_an_eta(tmp_path):
+def _fit_in_a_pseudo_terminal(columns):
+    """stderr of a verbose fit run in a pseudo-terminal ``columns`` wide."""
     pty = pytest.importorskip("pty")
     import fcntl
     import struct
@@ -174,7 +175,7 @@ def test_a_fit_in_a_pseudo_terminal_shows_one_bar_with_an_eta(tmp_path):
         """
     )
     leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.Popen(
         [sys.executable, "-c", script],
@@ -196,12 +197,24 @@ def test_a_fit_in_a_pseudo_terminal_shows_one_bar_with_an_eta(tmp_path):
     out, _ = proc.communicate(timeout=120)
     os.close(leader)
     assert proc.returncode == 0 and out.decode().strip() == "done"
-    text = b"".join(chunks).decode()
+    return b"".join(chunks).decode()
+
+
+def test_a_fit_in_a_pseudo_terminal_shows_one_bar_with_an_eta():
+    text = _fit_in_a_pseudo_terminal(100)
     assert text.count("\n") == 1 and text.endswith("\r\n")  # the terminal adds \r to \n
     frames = [frame for frame in text.rstrip("\r\n").split("\r") if frame.strip()]
     assert len(frames) >= 2 and frames[0].startswith("RFDSONRegressor:   0%|")
     assert frames[-1].startswith("RFDSONRegressor: 100%|")
     assert "100k/100k" in frames[-1] and ETA.search(frames[-1])
+
+
+def test_a_pseudo_terminal_without_a_width_gets_the_lines():
+    # a new pseudo-terminal reports 0 columns (some CI runners): tqdm drew an
+    # empty bar there, and the fit showed nothing at all
+    text = _fit_in_a_pseudo_terminal(0)
+    lines = text.splitlines()
+    assert 1 <= len(lines) <= 10 and "100,000/100,000 rows" in lines[-1]
 
 
 # ----------------------------------------------------------- verbose levels

@@ -35,6 +35,7 @@ state.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 import warnings
@@ -71,10 +72,16 @@ def _bar_class(file: IO[str] | None) -> Any:
 
 
 def _is_terminal(stream: Any) -> bool:
+    """A terminal with a width: a pseudo-terminal of 0 columns gets lines (tqdm draws nothing)."""
     try:
-        return bool(stream.isatty())
+        if not stream.isatty():
+            return False
     except Exception:  # a closed or unusual stream
         return False
+    try:
+        return os.get_terminal_size(stream.fileno()).columns > 0
+    except (AttributeError, OSError, ValueError):  # a stream without a descriptor
+        return True
 
 
 def _write_line(line: str, stream: IO[str]) -> None:
