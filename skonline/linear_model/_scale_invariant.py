@@ -408,6 +408,14 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         :meth:`fit` continues from the current state instead of resetting.
         Live: read by the next :meth:`fit`.
 
+    forgetting_factor : float in (0, 1], default=1.0
+        Drift: each row first discounts Algorithm 2's statistics,
+        ``S ← γS``, ``h ← γh``, ``Γ ← γΓ`` with ``γ = forgetting_factor``
+        (a memory of about ``1/(1 − γ)`` rows; ``variant="full"`` or
+        ``"diagonal"`` with ``center=False`` only). ``1.0``: the paper's
+        algorithm, bit for bit. See "Drifting streams" in the user guide.
+        Live: a change acts from the next update on.
+
     verbose : int, default=0
         Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
         the rows per second and the time left during :meth:`fit` in a terminal
@@ -737,6 +745,14 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
     warm_start : bool, default=False
         :meth:`fit` continues from the current state instead of resetting.
         Live: read by the next :meth:`fit`.
+
+    forgetting_factor : float in (0, 1], default=1.0
+        Drift: each row first discounts Algorithm 2's statistics,
+        ``S ← γS``, ``h ← γh``, ``Γ ← γΓ`` with ``γ = forgetting_factor``
+        (a memory of about ``1/(1 − γ)`` rows; ``variant="full"`` or
+        ``"diagonal"`` with ``center=False`` only). ``1.0``: the paper's
+        algorithm, bit for bit. See "Drifting streams" in the user guide.
+        Live: a change acts from the next update on.
 
     verbose : int, default=0
         Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with

@@ -571,8 +571,8 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         Live: a change acts from the next update on.
     forgetting_factor : float in (0, 1], default=1.0
         Drift: after each row's prediction the curvature the learner has
-        accumulated is discounted, ``H ← γ(H − α₀I) + α₀I`` with
-        ``γ = forgetting_factor``, before the row's own curvature is added; the
+        accumulated is discounted, ``H ← γH`` with ``γ = forgetting_factor``
+        (``sketch="diag"``: ``Σ g²``), before the row's own curvature is added; the
         Newton steps then stay large enough to follow a concept that changes
         (a memory of about ``1/(1 − γ)`` rows). ``1.0``: nothing is forgotten
         (the paper's algorithm, bit for bit). See "Drifting streams" in the
@@ -950,8 +950,8 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         Live: a change acts from the next update on.
     forgetting_factor : float in (0, 1], default=1.0
         Drift: after each row's prediction the curvature the learner has
-        accumulated is discounted, ``H ← γ(H − α₀I) + α₀I`` with
-        ``γ = forgetting_factor``, before the row's own curvature is added; the
+        accumulated is discounted, ``H ← γH`` with ``γ = forgetting_factor``
+        (``sketch="diag"``: ``Σ g²``), before the row's own curvature is added; the
         Newton steps then stay large enough to follow a concept that changes
         (a memory of about ``1/(1 − γ)`` rows). ``1.0``: nothing is forgotten
         (the paper's algorithm, bit for bit). See "Drifting streams" in the

@@ -859,13 +859,14 @@ class _SketchOps:
 
 
 cdef void discount(Curvature c, Sketch* sk, int k, double gamma) noexcept nogil:
-    """Forget: ``H ← γ(H − α₀I) + α₀I`` for model ``k``, in ``O(q²)`` (``O(d)`` diagonal).
+    """Forget: ``H ← γH`` for model ``k`` in ``O(q²)``; diagonal: ``Σ g² ← γ Σ g²``, ``O(d)``.
 
-    Sketch and full: the Gram matrix ``S ← γS`` and the ridge's learned part
-    ``α − α₀ ← γ(α − α₀)`` (the mass a compaction shrank away is forgotten at
-    the rate of the rows the sketch keeps); the Cholesky factor of ``S + αI``
-    is no longer ``√γ L`` (the prior ``α₀`` is not discounted) and is
-    refactored at the next solve, ``O(q³)``. Diagonal: ``Σ g² ← γ Σ g²``.
+    Sketch and full: the Gram matrix ``S ← γS`` and the ridge ``α ← γα``
+    (the prior ``α₀`` and the mass compactions shrank away fade with the
+    rows), so the Cholesky factor of ``S + αI`` is exactly ``√γ L``. The
+    prior is discounted too: kept at ``α₀``, it dominated the discounted
+    curvature and cost 2x the MAE on drifting streams (measured). Diagonal
+    AdaGrad keeps its ``α₀`` (``D = α₀ + sqrt(Σ g²)``).
     """
     cdef int q, i, j, cap
     cdef double root
@@ -941,9 +942,8 @@ def son_pass_fast(
     (``c_t`` the sample weight; a Newton step, and recursive least squares
     for the squared loss). Returns ``status``: 0, or the number of the row at
     which a factorisation failed (1-based).
-    With ``forgetting = γ < 1`` each row discounts what the curvature has
-    accumulated, ``H ← γ(H − α₀I) + α₀I`` (the prior ``α₀I`` is kept), after
-    its prediction and before its own row is added: :func:`discount`.
+    With ``forgetting = γ < 1`` each row discounts the curvature, ``H ← γH``
+    (:func:`discount`), after its prediction and before its own row is added.
     """
     cdef Curvature cv = curvature
     cdef int n_rows_X = stream.T.shape[0]

@@ -325,8 +325,8 @@ def son_pass(
         deviation there, and its loss is that of predicting ``0 + model``).
     forgetting : float, default=1.0
         ``forgetting_factor`` ``γ`` in ``(0, 1]``: after each row's
-        prediction, the curvature it has accumulated is discounted,
-        ``H ← γ(H − α₀I) + α₀I``, before the row's own curvature is added
+        prediction, the curvature is discounted, ``H ← γH`` (the prior
+        included; ``sketch="diag"``: ``Σ g²`` only), before the row's own curvature is added
         (1: nothing is forgotten, the paper's algorithm).
 
     Returns
