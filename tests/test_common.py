@@ -59,8 +59,8 @@ _VARIANTS = [
     skonline.RFDSONClassifier(sketch_size=4, class_weight="balanced"),
     # forgetting (drift): the discount runs per row inside the pass
     skonline.RFDSONRegressor(forgetting_factor=0.98, sketch_size=4),
-    skonline.RFDSONClassifier(forgetting_factor=0.95, sketch="full", alpha0=1.0),
-    skonline.RFDSONClassifier(forgetting_factor=0.95, sketch="diag", alpha0=1.0),
+    skonline.RFDSONClassifier(forgetting_factor=0.99, sketch="full", alpha0=1.0),
+    skonline.RFDSONClassifier(forgetting_factor=0.99, sketch="diag", alpha0=1.0),
     skonline.AdaptiveOnlinePCA(fixed_share=0.1, row_norm="clip", transform_mode="average"),
     skonline.AdaptiveOnlinePCA(
         solver="dense", sampler="systematic", transform_mode="sample", random_state=0
