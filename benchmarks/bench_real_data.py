@@ -102,6 +102,41 @@ def _with_rescaled(out, smoke, n_smoke):
     return out
 
 
+# ------------------------------------------------------ drifting streams
+def rotating_stream(n_samples, n_features, task, random_state, turns=0.5, noise=0.1):
+    """A concept that drifts slowly: the weight vector turns by ``turns`` of a circle.
+
+    Features as :func:`make_drifting_stream` (uncentred, uneven units); the
+    weights ``w_t = cos(θ_t) a + sin(θ_t) b`` (``a ⊥ b`` of equal norm, in the
+    units of the standardised features), ``θ_t`` from 0 to ``2π · turns``.
+    """
+    rng = np.random.default_rng(random_state)
+    means = rng.uniform(-3, 3, n_features)
+    scales = 10 ** rng.uniform(-1, 1, n_features)
+    Z = rng.standard_normal((n_samples, n_features))
+    a, b = rng.standard_normal(n_features), rng.standard_normal(n_features)
+    b -= a * (a @ b) / (a @ a)
+    b *= np.linalg.norm(a) / np.linalg.norm(b)
+    theta = np.linspace(0.0, 2.0 * np.pi * turns, n_samples)[:, None]
+    score = np.einsum("ij,ij->i", Z, np.cos(theta) * a + np.sin(theta) * b)
+    score = score + noise * rng.standard_normal(n_samples)
+    y = (score > 0).astype(int) if task == "classification" else 10.0 + score
+    return means + scales * Z, y
+
+
+def drifting_streams(task):
+    """Concept switches (seeds 0–2) and slow rotations (seeds 0–1), in stream order."""
+    out = []
+    for seed in range(3):
+        X, y, _ = make_drifting_stream(2000, 10, task=task, n_concepts=2, random_state=seed)
+        name = "drifting (2 concepts)" if seed == 0 else f"drifting (2 concepts, seed {seed})"
+        out.append(Stream(name, X, y, shuffle=False))
+    for seed in range(2):
+        X, y = rotating_stream(3000, 10, task, seed)
+        out.append(Stream(f"rotating concept (seed {seed})", X, y, shuffle=False))
+    return out
+
+
 def classification_streams(smoke):
     out = []
     for name, loader in (
@@ -112,8 +147,7 @@ def classification_streams(smoke):
     ):
         X, y = _bundled(loader)
         out.append(Stream(name, X, y))
-    X, y, _ = make_drifting_stream(2000, 10, n_concepts=2, random_state=0)
-    out.append(Stream("drifting (2 concepts)", X, y, shuffle=False))
+    out.extend(drifting_streams("classification"))
     return _with_rescaled(out, smoke, n_smoke=2)
 
 
@@ -123,8 +157,7 @@ def regression_streams(smoke):
     Xl, Yl = skdata.load_linnerud(return_X_y=True)
     for j, target in enumerate(("weight", "waist", "pulse")):
         out.append(Stream(f"linnerud ({target})", np.asarray(Xl, float), Yl[:, j]))
-    X, y, _ = make_drifting_stream(2000, 10, task="regression", n_concepts=2, random_state=0)
-    out.append(Stream("drifting (2 concepts)", X, y, shuffle=False))
+    out.extend(drifting_streams("regression"))
     return _with_rescaled(out, smoke, n_smoke=1)
 
 
@@ -206,6 +239,11 @@ def regression_methods():
         "SI (diagonal, center)": (
             "tuned",
             skonline.ScaleInvariantRegressor(variant="diagonal", center=True),
+        ),
+        # the documented drift setting (user guide, "Drifting streams")
+        "RFDSONRegressor (forgetting 0.98)": (
+            "tuned",
+            skonline.RFDSONRegressor(forgetting_factor=0.98),
         ),
         "SGD + scaler": ("peer", ScaledModel(SGDRegressor(random_state=0))),
     }

@@ -57,6 +57,10 @@ _VARIANTS = [
     skonline.RFDSONRegressor(curvature="hessian", bound=None, sketch_size=4),
     skonline.RFDSONClassifier(curvature="hessian", loss="log_loss", sketch="full", alpha0=1.0),
     skonline.RFDSONClassifier(sketch_size=4, class_weight="balanced"),
+    # forgetting (drift): the discount runs per row inside the pass
+    skonline.RFDSONRegressor(forgetting_factor=0.98, sketch_size=4),
+    skonline.RFDSONClassifier(forgetting_factor=0.99, sketch="full", alpha0=1.0),
+    skonline.RFDSONClassifier(forgetting_factor=0.99, sketch="diag", alpha0=1.0),
     skonline.AdaptiveOnlinePCA(fixed_share=0.1, row_norm="clip", transform_mode="average"),
     skonline.AdaptiveOnlinePCA(
         solver="dense", sampler="systematic", transform_mode="sample", random_state=0
@@ -83,6 +87,8 @@ _VARIANTS = [
     skonline.ScaleInvariantClassifier(variant="full", potential_width=9 / 8),
     skonline.ScaleInvariantClassifier(class_weight="balanced"),
     skonline.ScaleInvariantRegressor(variant="full", loss="huber", epsilon=1.0),
+    skonline.ScaleInvariantRegressor(forgetting_factor=0.98),
+    skonline.ScaleInvariantClassifier(variant="diagonal", forgetting_factor=0.98),
     skonline.ScaleInvariantRegressor(variant="diagonal", loss="epsilon_insensitive", center=True),
     skonline.ScaleInvariantRegressor(
         variant="coordinate", time_counter="per_feature", potential_width=3.0, center_target=False

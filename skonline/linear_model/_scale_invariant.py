@@ -123,6 +123,7 @@ class _BaseScaleInvariant(OnlineLinearBase):
         "center": ["boolean"],
         "rank_tol": [Interval(Real, 0, 1, closed="left")],
         "warm_start": ["boolean"],
+        "forgetting_factor": [Interval(Real, 0, 1, closed="right")],
     }
 
     _frozen_record: ClassVar[type[ParamRecord]] = ScaleInvariantFrozen
@@ -152,6 +153,12 @@ class _BaseScaleInvariant(OnlineLinearBase):
                 f"({8 * d_aug**2 / 1e9:.1f} GB) and costs O(n_features²) per row; "
                 f"it is limited to {MAX_FULL_FEATURES} features. Use variant='diagonal' "
                 "(O(nnz) per row) for wide or sparse data."
+            )
+        if self.forgetting_factor != 1.0 and (variant == "coordinate" or self.center):
+            raise ValueError(
+                "forgetting_factor < 1 discounts the statistics of Algorithm 2 "
+                "(variant='full' or 'diagonal', center=False); Algorithm 1's potential "
+                "and the centred learners count rows and have no discounted form."
             )
 
     # --------------------------------------------------------------- state
@@ -184,7 +191,13 @@ class _BaseScaleInvariant(OnlineLinearBase):
         if kind == "full":
             try:
                 new, predictions = full_pass(
-                    state, X, T, sample_weight, rank_tol=float(self.rank_tol), **common
+                    state,
+                    X,
+                    T,
+                    sample_weight,
+                    rank_tol=float(self.rank_tol),
+                    forgetting=float(self.forgetting_factor),
+                    **common,
                 )
             except FloatingPointError as err:
                 raise FloatingPointError(
@@ -198,8 +211,13 @@ class _BaseScaleInvariant(OnlineLinearBase):
             new, predictions = centered_coordinate_pass(state, X, T, sample_weight, **common)
             new.coef, new.intercept = centered_readout(new, potential_width=width)
         else:
-            run = diagonal_pass if kind == "diagonal" else coordinate_pass
-            new, predictions = run(state, X, T, sample_weight, **common)
+            if kind == "diagonal":
+                forgetting = float(self.forgetting_factor)
+                new, predictions = diagonal_pass(
+                    state, X, T, sample_weight, forgetting=forgetting, **common
+                )
+            else:
+                new, predictions = coordinate_pass(state, X, T, sample_weight, **common)
             new.coef, new.intercept = coordinate_readout(new, potential_width=width)
         if new.n_clipped > state.n_clipped:
             warnings.warn(
@@ -390,6 +408,14 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         :meth:`fit` continues from the current state instead of resetting.
         Live: read by the next :meth:`fit`.
 
+    forgetting_factor : float in (0, 1], default=1.0
+        Drift: each row first discounts Algorithm 2's statistics,
+        ``S ← γS``, ``h ← γh``, ``Γ ← γΓ`` with ``γ = forgetting_factor``
+        (a memory of about ``1/(1 − γ)`` rows; ``variant="full"`` or
+        ``"diagonal"`` with ``center=False`` only). ``1.0``: the paper's
+        algorithm, bit for bit. See "Drifting streams" in the user guide.
+        Live: a change acts from the next update on.
+
     verbose : int, default=0
         Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
         the rows per second and the time left during :meth:`fit` in a terminal
@@ -513,6 +539,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         center=False,
         rank_tol=1e-20,
         warm_start=False,
+        forgetting_factor=1.0,
         verbose=0,
     ):
         self.variant = variant
@@ -528,6 +555,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         self.center = center
         self.rank_tol = rank_tol
         self.warm_start = warm_start
+        self.forgetting_factor = forgetting_factor
         self.verbose = verbose
 
     _frozen_record: ClassVar[type[ParamRecord]] = SIClassifierFrozen
@@ -718,6 +746,14 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         :meth:`fit` continues from the current state instead of resetting.
         Live: read by the next :meth:`fit`.
 
+    forgetting_factor : float in (0, 1], default=1.0
+        Drift: each row first discounts Algorithm 2's statistics,
+        ``S ← γS``, ``h ← γh``, ``Γ ← γΓ`` with ``γ = forgetting_factor``
+        (a memory of about ``1/(1 − γ)`` rows; ``variant="full"`` or
+        ``"diagonal"`` with ``center=False`` only). ``1.0``: the paper's
+        algorithm, bit for bit. See "Drifting streams" in the user guide.
+        Live: a change acts from the next update on.
+
     verbose : int, default=0
         Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
         the rows per second and the time left during :meth:`fit` in a terminal
@@ -829,6 +865,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         center=False,
         rank_tol=1e-20,
         warm_start=False,
+        forgetting_factor=1.0,
         verbose=0,
     ):
         self.variant = variant
@@ -844,6 +881,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         self.center = center
         self.rank_tol = rank_tol
         self.warm_start = warm_start
+        self.forgetting_factor = forgetting_factor
         self.verbose = verbose
 
     _frozen_record: ClassVar[type[ParamRecord]] = SIRegressorFrozen

@@ -43,7 +43,7 @@ The callers (``_scale_invariant_kernels.py``) pass copies of the state arrays;
 they are updated in place. Scalars are returned.
 """
 
-from libc.math cimport exp, fabs, hypot, log
+from libc.math cimport exp, fabs, hypot, log, sqrt
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport drot
 from scipy.linalg.cython_lapack cimport dtrcon
@@ -255,13 +255,16 @@ def sparse_pass(
     Rows rows,
     Stream stream,
     double[:, ::1] predictions,
+    double forgetting=1.0,
 ):
     """One ordered pass of Algorithm 1 (``kind = ALG1``) or diagonal Algorithm 2 (``DIAG``).
 
     With ``intercept`` the state has one more coordinate than the rows have
     columns, the constant 1 (last). ``gamma`` is ``(K, d)`` for ``DIAG``;
     ``n_nonzero`` has ``d`` entries with ``per_feature``. The running
-    scalars are continued in ``stream``.
+    scalars are continued in ``stream``. With ``forgetting = γ < 1`` (``DIAG``
+    only) each row first discounts the statistics of every coordinate,
+    ``s² ← γs²``, ``h ← γh``, ``Γ ← γΓ`` (``O(K d)`` per row).
     """
     cdef const double[:, ::1] X = rows.X
     cdef const long long[::1] indptr = rows.indptr
@@ -301,6 +304,13 @@ def sparse_pass(
         with nogil:
             for row in range(n):
                 stream.t += 1
+                if forgetting != 1.0:
+                    for j in range(d):
+                        s2p[j] *= forgetting
+                    for k in range(K):
+                        for j in range(d):
+                            H[k, j] *= forgetting
+                            gamma[k, j] *= forgetting
                 row_norm = log_alpha + log(<double> stream.t * d) if kind == ALG1 else log_alpha
                 clipped = False
                 if not dense:
@@ -544,6 +554,7 @@ def full_pass_qr(
     double rank_tol,
     double storage_tol,
     double[:, ::1] predictions,
+    double forgetting=1.0,
 ):
     """One ordered pass of Algorithm 2 on the Givens-updated factor ``R`` (module docstring).
 
@@ -562,7 +573,9 @@ def full_pass_qr(
     of a row in the span is not a direction. Returns ``(rank,
     has_ref, spread)``, ``spread`` the largest ratio of the largest to the
     smallest pivot ``|R_jj|`` after a row of the pass (a lower bound of
-    ``κ(R)``).
+    ``κ(R)``). With ``forgetting = γ < 1`` each row first discounts the
+    statistics, ``S ← γS``, ``h ← γh``, ``Γ ← γΓ``: ``R ← √γ R``,
+    ``z ← √γ z`` (``O(d²)``, as the rotations).
     """
     cdef double alpha = stream.alpha, max_exponent = stream.max_exponent
     cdef int n = stream.T.shape[0]
@@ -587,6 +600,15 @@ def full_pass_qr(
         with nogil:
             for row in range(n):
                 stream.t += 1
+                if forgetting != 1.0:
+                    c = sqrt(forgetting)
+                    for j in range(d):
+                        for first in range(j, d):
+                            R[j, first] *= c
+                    for k in range(K):
+                        gamma[k] *= forgetting
+                        for j in range(d):
+                            Z[k, j] *= c
                 rows.copy(row, d_x, x)
                 for j in range(d_x):  # the row as stored (v is work space until the rotations)
                     v[j] = x[j]

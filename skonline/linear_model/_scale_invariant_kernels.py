@@ -381,7 +381,13 @@ def _offset(state: ScaleInvariantState) -> float:
 
 # ------------------------------------------------------- coordinate-wise passes
 def _sparse_pass(
-    kind: str, state: CoordinateState, X: Any, T: np.ndarray, sw: np.ndarray, *stream_params: Any
+    kind: str,
+    state: CoordinateState,
+    X: Any,
+    T: np.ndarray,
+    sw: np.ndarray,
+    *stream_params: Any,
+    forgetting: float = 1.0,
 ) -> tuple[CoordinateState, np.ndarray]:
     state = _with_copies(state, "s2", "H", "gamma", "n_nonzero")
     stream = _stream(state, T, sw, *stream_params)
@@ -398,6 +404,7 @@ def _sparse_pass(
         _rows(X),
         stream,
         predictions,
+        float(forgetting),
     )
     return _finish(state, stream), predictions
 
@@ -476,6 +483,7 @@ def diagonal_pass(
     loss: str | Callable[..., Any],
     epsilon: float,
     center_target: bool = False,
+    forgetting: float = 1.0,
 ) -> tuple[CoordinateState, np.ndarray]:
     """One ordered pass of the diagonal learner: Algorithm 2 on each coordinate alone.
 
@@ -495,10 +503,12 @@ def diagonal_pass(
         h_ki −= g_k x_i;  Γ_ki += g_k² x_i²/s²_i
 
     Parameters and returns as :func:`coordinate_pass` (``state.gamma`` is
-    kept, ``potential_width ≥ 9/8``).
+    kept, ``potential_width ≥ 9/8``), plus ``forgetting = γ`` in ``(0, 1]``:
+    each row first discounts every coordinate's statistics, ``s² ← γs²``,
+    ``h ← γh``, ``Γ ← γΓ`` (``O(K d)`` per row; 1: the algorithm above).
     """
     params = (potential_width, loss, epsilon, center_target)
-    return _sparse_pass("diagonal", state, X, T, sw, *params)
+    return _sparse_pass("diagonal", state, X, T, sw, *params, forgetting=forgetting)
 
 
 def centered_coordinate_pass(
@@ -629,6 +639,7 @@ def full_pass(
     epsilon: float,
     rank_tol: float,
     center_target: bool = False,
+    forgetting: float = 1.0,
 ) -> tuple[FullState, np.ndarray]:
     """One ordered pass of Algorithm 2 (fully invariant) over the rows.
 
@@ -665,6 +676,10 @@ def full_pass(
         the shift to the first row (``u`` the unit roundoff of ``X``'s dtype:
         the storage rounding of a row in the span, see ``STORAGE_MARGIN``); a
         smaller remainder is rounding and is dropped.
+    forgetting : float, default=1.0
+        ``γ`` in ``(0, 1]``: each row first discounts the statistics,
+        ``S ← γS``, ``h ← γh``, ``Γ ← γΓ`` (``R ← √γR``, ``z ← √γz``),
+        before its own are added (1: Algorithm 2).
 
     Returns
     -------
@@ -699,6 +714,7 @@ def full_pass(
         float(rank_tol),
         storage_tol,
         predictions,
+        float(forgetting),
     )
     _finish(state, stream)
     state.rank, state.has_ref = int(rank), bool(has_ref)

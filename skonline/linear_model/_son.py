@@ -142,6 +142,7 @@ class _BaseSON(OnlineLinearBase):
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
         "solve_rtol": [Interval(Real, 0, None, closed="left")],
+        "forgetting_factor": [Interval(Real, 0, 1, closed="right")],
         "verbose": ["verbose"],
     }
 
@@ -328,6 +329,7 @@ class _BaseSON(OnlineLinearBase):
                 rtol=float(self.solve_rtol),
                 curvature_rows=self._curvature_rows(),
                 target_mean=(state.target_sum, state.target_count) if center else None,
+                forgetting=float(self.forgetting_factor),
             )
         new = dataclasses.replace(
             state,
@@ -567,6 +569,15 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         threshold can sit far below the Woodbury form's ``1e-10``; see the
         user guide.
         Live: a change acts from the next update on.
+    forgetting_factor : float in (0, 1], default=1.0
+        Drift: after each row's prediction the curvature the learner has
+        accumulated is discounted, ``H ← γH`` with ``γ = forgetting_factor``
+        (``sketch="diag"``: ``Σ g²``), before the row's own curvature is added; the
+        Newton steps then stay large enough to follow a concept that changes
+        (a memory of about ``1/(1 − γ)`` rows). ``1.0``: nothing is forgotten
+        (the paper's algorithm, bit for bit). See "Drifting streams" in the
+        user guide for measured settings. Live: a change acts from the next
+        update on.
 
     verbose : int, default=0
         Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
@@ -682,6 +693,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         random_state=None,
         warm_start=False,
         solve_rtol=1e-12,
+        forgetting_factor=1.0,
         verbose=0,
     ):
         self.loss = loss
@@ -703,6 +715,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         self.random_state = random_state
         self.warm_start = warm_start
         self.solve_rtol = solve_rtol
+        self.forgetting_factor = forgetting_factor
         self.verbose = verbose
 
     @available_if(_has_proba)
@@ -935,6 +948,15 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         threshold can sit far below the Woodbury form's ``1e-10``; see the
         user guide.
         Live: a change acts from the next update on.
+    forgetting_factor : float in (0, 1], default=1.0
+        Drift: after each row's prediction the curvature the learner has
+        accumulated is discounted, ``H ← γH`` with ``γ = forgetting_factor``
+        (``sketch="diag"``: ``Σ g²``), before the row's own curvature is added; the
+        Newton steps then stay large enough to follow a concept that changes
+        (a memory of about ``1/(1 − γ)`` rows). ``1.0``: nothing is forgotten
+        (the paper's algorithm, bit for bit). See "Drifting streams" in the
+        user guide for measured settings. Live: a change acts from the next
+        update on.
 
     verbose : int, default=0
         Progress on ``sys.stderr`` (:ref:`progress`): ``1`` shows a bar with
@@ -1046,6 +1068,7 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         random_state=None,
         warm_start=False,
         solve_rtol=1e-12,
+        forgetting_factor=1.0,
         verbose=0,
     ):
         self.loss = loss
@@ -1068,6 +1091,7 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         self.random_state = random_state
         self.warm_start = warm_start
         self.solve_rtol = solve_rtol
+        self.forgetting_factor = forgetting_factor
         self.verbose = verbose
 
     def _validate_batch(self, X, y, first_call, classes=None, sample_weight=None):

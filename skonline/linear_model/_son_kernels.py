@@ -281,6 +281,7 @@ def son_pass(
     rtol: float,
     curvature_rows: str = "gradient",
     target_mean: tuple[float, int] | None = None,
+    forgetting: float = 1.0,
 ) -> tuple[
     np.ndarray,
     CurvatureState,
@@ -322,6 +323,11 @@ def son_pass(
         so any split of the stream gives the same); the very first row has no
         mean to be predicted by and only starts it (the model learns a zero
         deviation there, and its loss is that of predicting ``0 + model``).
+    forgetting : float, default=1.0
+        ``forgetting_factor`` ``γ`` in ``(0, 1]``: after each row's
+        prediction, the curvature is discounted, ``H ← γH`` (the prior
+        included; ``sketch="diag"``: ``Σ g²`` only), before the row's own curvature is added
+        (1: nothing is forgotten, the paper's algorithm).
 
     Returns
     -------
@@ -366,6 +372,7 @@ def son_pass(
         float(learning_rate),
         bool(skip_zero_rows),
         curvature_rows != "gradient",
+        float(forgetting),
     )
     if status:
         raise FloatingPointError(

@@ -1,0 +1,111 @@
+"""Forgetting (``forgetting_factor``) of the linear learners: drifting streams."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import skonline
+from skonline.datasets import make_drifting_stream
+from skonline.linear_model._son_kernels import new_curvature, son_pass
+
+LEARNERS = [
+    lambda g: skonline.RFDSONRegressor(forgetting_factor=g),
+    lambda g: skonline.RFDSONRegressor(sketch="full", forgetting_factor=g),
+    lambda g: skonline.RFDSONRegressor(sketch="diag", curvature="gradient", forgetting_factor=g),
+    lambda g: skonline.ScaleInvariantRegressor(forgetting_factor=g),
+    lambda g: skonline.ScaleInvariantRegressor(variant="diagonal", forgetting_factor=g),
+]
+
+
+def _stream(n=600, task="regression", seed=0):
+    X, y, _ = make_drifting_stream(n, 5, task=task, n_concepts=2, random_state=seed)
+    return X, y
+
+
+def _prequential_mae(model, X, y, batch=10):
+    errors = []
+    for i in range(0, len(y), batch):
+        if i:
+            errors.append(np.abs(model.predict(X[i : i + batch]) - y[i : i + batch]))
+        model.partial_fit(X[i : i + batch], y[i : i + batch])
+    return float(np.mean(np.concatenate(errors)))
+
+
+@pytest.mark.parametrize("make", LEARNERS)
+def test_forgetting_is_split_invariant(make):
+    # the discount runs per row inside the pass: any split of the stream gives the same model
+    X, y = _stream(300)
+    one = make(0.97).partial_fit(X, y)
+    rows = make(0.97)
+    for i in range(len(y)):
+        rows.partial_fit(X[i : i + 1], y[i : i + 1])
+    np.testing.assert_array_equal(one.predict(X), rows.predict(X))
+    np.testing.assert_array_equal(one.coef_, rows.coef_)
+
+
+@pytest.mark.parametrize("make", LEARNERS)
+def test_forgetting_one_is_the_paper_algorithm(make):
+    # forgetting_factor=1.0 runs exactly the undiscounted pass (same bits)
+    X, y = _stream(300)
+    a = make(1.0).partial_fit(X, y)
+    b = make(1.0)
+    b.set_params(forgetting_factor=1)
+    b.partial_fit(X, y)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_son_kernel_discount_matches_the_textbook_recursion():
+    # exponentially weighted recursive least squares: H_t = γ H_{t−1} + 2 x xᵀ with
+    # H_0 = α₀ I (the prior is discounted too), u_t = u_{t−1} − H_t⁻¹ g_t
+    rng = np.random.default_rng(0)
+    n, d, gamma, alpha0 = 40, 4, 0.9, 0.5
+    X = rng.standard_normal((n, d))
+    T = (X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n))[:, None]
+    curvature = new_curvature("full", 1, d, m=d, alpha0=alpha0)
+    U, *_ = son_pass(
+        np.zeros((1, d)), curvature, X, 0.0, T, np.ones(n), 0, 0.0,
+        loss="squared_error", bound=None, mu=0.0, learning_rate=1.0, epsilon=1.0,
+        skip_zero_rows=False, rtol=1e-12, curvature_rows="hessian", forgetting=gamma,
+    )  # fmt: skip
+    H = alpha0 * np.eye(d)
+    u = np.zeros(d)
+    for x, t in zip(X, T[:, 0], strict=True):
+        g = 2.0 * (u @ x - t) * x
+        H = gamma * H + 2.0 * np.outer(x, x)
+        u = u - np.linalg.solve(H, g)
+    # a few solves of a matrix with condition number below 1e3: agreement to 1e-10
+    np.testing.assert_allclose(U[0], u, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "make, gamma, ratio",
+    [(LEARNERS[0], 0.98, 0.7), (LEARNERS[3], 0.995, 0.9)],
+    ids=["RFDSONRegressor", "ScaleInvariantRegressor"],
+)
+def test_forgetting_follows_a_concept_switch(make, gamma, ratio):
+    # after the switch, the learner that forgets tracks the new concept; the one that
+    # does not averages the two (measured on this stream, scale-invariant learner: MAE
+    # 0.43 at 0.995 against 0.51 without forgetting)
+    X, y = _stream(1200)
+    forget = _prequential_mae(make(gamma), X, y)
+    keep = _prequential_mae(make(1.0), X, y)
+    assert forget < ratio * keep
+
+
+def test_forgetting_pickles_and_is_live():
+    X, y = _stream(200)
+    model = skonline.RFDSONRegressor(forgetting_factor=0.98).partial_fit(X[:100], y[:100])
+    clone = pickle.loads(pickle.dumps(model))
+    model.partial_fit(X[100:], y[100:])
+    clone.partial_fit(X[100:], y[100:])
+    np.testing.assert_array_equal(model.predict(X), clone.predict(X))
+
+
+@pytest.mark.parametrize(
+    "params", [{"variant": "coordinate"}, {"variant": "diagonal", "center": True}]
+)
+def test_scale_invariant_forgetting_needs_algorithm_2(params):
+    X, y = _stream(50)
+    with pytest.raises(ValueError, match="forgetting_factor"):
+        skonline.ScaleInvariantRegressor(forgetting_factor=0.9, **params).fit(X, y)
