@@ -556,9 +556,7 @@ class OnlineLinearRegressorMixin(_Engine):
         classes: np.ndarray | None = None,
     ) -> Any:
         """The engine's pass, then the range of the targets learned (rows of weight > 0)."""
-        new = super()._partial_fit_state(
-            state, X, y, sample_weight=sample_weight, classes=classes
-        )
+        new = super()._partial_fit_state(state, X, y, sample_weight=sample_weight, classes=classes)
         learned = np.asarray(y, dtype=np.float64)[sample_weight > 0]
         if learned.size:  # min and max of the stream so far: the same for any split
             low, high = float(learned.min()), float(learned.max())

@@ -268,7 +268,7 @@ class _BaseSON(OnlineLinearBase):
     #: Rows whose root-mean-square fixes the feature scales (``scale_features``).
     _scale_rows = 10
     #: ``alpha0="auto"`` is a prior worth this many average rows.
-    _prior_rows = 1
+    _prior_rows: float = 1
 
     def _linear_pass(self, state, X, T, sample_weight):
         """One ordered pass over the rows (paper Alg. 6 in the SON order).

@@ -1,4 +1,4 @@
-"""The regressors' predictions stay in the range of the targets seen; alpha0="auto" by measurement."""
+"""Regressor predictions stay in the range of the targets seen; alpha0="auto" as measured."""
 
 import pickle
 
