@@ -158,7 +158,32 @@ def regression_streams(smoke):
     for j, target in enumerate(("weight", "waist", "pulse")):
         out.append(Stream(f"linnerud ({target})", np.asarray(Xl, float), Yl[:, j]))
     out.extend(drifting_streams("regression"))
+    out += _more_regression_streams()
     return _with_rescaled(out, smoke, n_smoke=1)
+
+
+# ---- regression streams beyond diabetes and linnerud (issue 22, regressors) ----
+def _more_regression_streams():
+    """Generated streams and bundled features with a numeric column as the target."""
+    out = []
+    X, y = skdata.make_regression(1000, 20, n_informative=10, noise=10, random_state=0)
+    out.append(Stream("make_regression", X, y))
+    for name, make, noise in (
+        ("friedman1", skdata.make_friedman1, 1.0),
+        ("friedman2", skdata.make_friedman2, 10.0),
+        ("friedman3", skdata.make_friedman3, 0.1),
+    ):
+        X, y = make(1000, noise=noise, random_state=0)
+        out.append(Stream(name, X, y))
+    Xb, _ = _bundled(skdata.load_breast_cancer)
+    out.append(Stream("breast_cancer (mean area)", np.delete(Xb, [0, 2, 3], axis=1), Xb[:, 3]))
+    Xw, _ = _bundled(skdata.load_wine)
+    out.append(Stream("wine (alcohol)", Xw[:, 1:], Xw[:, 0]))
+    out.append(Stream("wine (color intensity)", np.delete(Xw, 9, axis=1), Xw[:, 9]))
+    return out
+
+
+# ---- end of the added regression streams ----
 
 
 def transformer_streams(smoke):
@@ -234,6 +259,7 @@ def regression_methods():
                 bound=1.0,
                 scale_features=False,
                 center_target=False,
+                clip_predictions=False,
             ),
         ),
         "SI (diagonal, center)": (
@@ -530,7 +556,7 @@ def main(argv=None):
         parser.add_argument("--docs", type=Path, default=None, help="write .rst tables here")
         parser.add_argument(
             "--tasks",
-            default="classification,regression,transformers,curves",
+            default="classification,regression,regression_r2,transformers,curves",
             help="comma-separated subset",
         )
 
@@ -560,6 +586,17 @@ def main(argv=None):
             regression_methods(),
             sign=-1.0,
         ),
+        # ---- regression: prequential R² of the same streams and methods (issue 22) ----
+        "regression_r2": Task(
+            "Regression, R²",
+            "r2",
+            True,
+            "prequential R² over the rows scored",
+            10,
+            regression_streams(args.smoke),
+            regression_methods(),
+        ),
+        # ---- end of regression R² ----
         "transformers": Task(
             f"Transformers, {k} components",
             "neg_reconstruction_error",

@@ -62,6 +62,7 @@ SHARED = {
     "multi_class": ("one-vs-rest", "softmax", "multinomial"),
     "class_weight": ("weights of the classes",),
     "center_target": ("target",),
+    "clip_predictions": ("targets learned so far",),
     "verbose": ("progress",),
     "scale_features": ("units",),
     "whiten": ("explained_variance_",),

@@ -69,12 +69,18 @@ class LinearState(OnlineState):
     class_counts : ndarray of shape (n_classes,) or None
         Rows of each class learned so far (a classifier's; rows of weight 0
         are not counted): the counts of ``class_weight="balanced"``.
+    target_min, target_max : float
+        The smallest and largest target learned so far (a regressor's; rows
+        of weight 0 are not counted; ``None`` before the first):
+        the range ``clip_predictions`` clips to.
     """
 
     classes: np.ndarray | None = None
     n_iter: int = 0
     n_mistakes: int = 0
     class_counts: np.ndarray | None = None
+    target_min: float | None = None
+    target_max: float | None = None
 
 
 def labels_from_scores(
@@ -540,6 +546,37 @@ class OnlineLinearRegressorMixin(_Engine):
     def _targets(self, y: Any, state: Any) -> np.ndarray:
         return np.asarray(y, dtype=np.float64).reshape(-1, 1)
 
+    def _partial_fit_state(
+        self,
+        state: Any,
+        X: Any,
+        y: Any,
+        *,
+        sample_weight: np.ndarray,
+        classes: np.ndarray | None = None,
+    ) -> Any:
+        """The engine's pass, then the range of the targets learned (rows of weight > 0)."""
+        new = super()._partial_fit_state(state, X, y, sample_weight=sample_weight, classes=classes)
+        learned = np.asarray(y, dtype=np.float64)[sample_weight > 0]
+        if learned.size:  # min and max of the stream so far: the same for any split
+            low, high = float(learned.min()), float(learned.max())
+            if state.target_min is not None:
+                low, high = min(low, state.target_min), max(high, state.target_max)
+            new.target_min, new.target_max = low, high
+        return new
+
+    def _clip_to_targets(self, predictions: np.ndarray) -> np.ndarray:
+        """``predictions`` clipped to the targets' range, with ``clip_predictions`` recorded on.
+
+        The range ``[target_min, target_max]`` of the targets learned so far
+        (Vowpal Wabbit's rule; the measurements of a widened range are in the
+        user guide). The learner's own updates never see the clipped value.
+        """
+        state = self._state
+        if not getattr(state.live, "clip_predictions", False) or state.target_min is None:
+            return predictions
+        return np.clip(predictions, state.target_min, state.target_max)
+
     # ------------------------------------------------------------ fitting
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
@@ -596,6 +633,9 @@ class OnlineLinearRegressorMixin(_Engine):
     def predict(self, X: Any) -> np.ndarray:
         """Predicted targets ``X @ coef_ + intercept_``.
 
+        With ``clip_predictions`` (the default), clipped to the range of the
+        targets learned so far.
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
@@ -606,4 +646,4 @@ class OnlineLinearRegressorMixin(_Engine):
         y_pred : ndarray of shape (n_samples,)
             The predictions.
         """
-        return self._raw_decision(X)[:, 0]
+        return self._clip_to_targets(self._raw_decision(X)[:, 0])

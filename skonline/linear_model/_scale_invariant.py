@@ -100,6 +100,13 @@ class SIRegressorFrozen(ScaleInvariantFrozen):
     center_target: bool
 
 
+@dataclass(frozen=True)
+class SIRegressorLive(ParamRecord):
+    """The live parameter the regressor's read-out needs: the clipping to the targets' range."""
+
+    clip_predictions: bool
+
+
 class _BaseScaleInvariant(OnlineLinearBase):
     """The engine shared by the classifier and the regressor.
 
@@ -681,6 +688,17 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
+    clip_predictions : bool, default=True
+        Clip each prediction of :meth:`predict` to ``[min y, max y]`` over
+        the targets learned so far (rows of weight > 0), as Vowpal Wabbit
+        does: a row far outside the data seen (a feature never seen
+        non-zero, an outlier) cannot produce a prediction far outside the
+        targets seen. The learner's updates and ``cumulative_loss_`` use its
+        own unclipped prediction (the paper's, the quantity its regret
+        bounds are about). ``False``: the paper's predictions.
+        Live: the read-outs use the value recorded by the last call that
+        learned.
+
     potential_width : float, default=1.5
         Kotłowski's ``α``, the width of the exponential potential
         ``exp(h²/(2α s²))`` (not a regularisation strength). The coordinate
@@ -847,6 +865,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         "loss": [StrOptions({"absolute_error", "epsilon_insensitive", "huber", "squared_error"})],
         "epsilon": [Interval(Real, 0, None, closed="left")],
         "center_target": ["boolean"],
+        "clip_predictions": ["boolean"],
     }
 
     def __init__(
@@ -856,6 +875,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         loss="absolute_error",
         epsilon=0.1,
         center_target=True,
+        clip_predictions=True,
         potential_width=1.5,
         fit_intercept=True,
         max_iter=1,
@@ -872,6 +892,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         self.loss = loss
         self.epsilon = epsilon
         self.center_target = center_target
+        self.clip_predictions = clip_predictions
         self.potential_width = potential_width
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -885,6 +906,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         self.verbose = verbose
 
     _frozen_record: ClassVar[type[ParamRecord]] = SIRegressorFrozen
+    _live_record: ClassVar[type[ParamRecord]] = SIRegressorLive
 
     def _epsilon(self):
         return float(self.epsilon)

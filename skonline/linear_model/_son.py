@@ -105,6 +105,13 @@ class SONLive(ParamRecord):
 
 
 @dataclass(frozen=True)
+class SONRegressorLive(SONLive):
+    """:class:`SONLive` plus the regressor's clipping to the targets' range."""
+
+    clip_predictions: bool
+
+
+@dataclass(frozen=True)
 class SONClassifierFrozen(SONFrozen):
     """:class:`SONFrozen` plus the classifier's class weights."""
 
@@ -262,7 +269,7 @@ class _BaseSON(OnlineLinearBase):
     #: Rows whose root-mean-square fixes the feature scales (``scale_features``).
     _scale_rows = 10
     #: ``alpha0="auto"`` is a prior worth this many average rows.
-    _prior_rows = 1
+    _prior_rows: float = 1
 
     def _linear_pass(self, state, X, T, sample_weight):
         """One ordered pass over the rows (paper Alg. 6 in the SON order).
@@ -822,6 +829,17 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
+    clip_predictions : bool, default=True
+        Clip each prediction of :meth:`predict` to ``[min y, max y]`` over
+        the targets learned so far (rows of weight > 0), as Vowpal Wabbit
+        does: a row far outside the data seen cannot produce a prediction
+        far outside the targets seen. The learner's updates and
+        ``cumulative_loss_`` use its own unclipped prediction (the paper's
+        Newton step, the quantity its regret bound is about). ``False``:
+        the paper's predictions.
+        Live: the read-outs use the value recorded by the last call that
+        learned.
+
     sketch : {"rfd", "fd", "full", "diag"}, default="rfd"
         Curvature ``H`` of the Newton step. ``"rfd"``: Robust Frequent
         Directions sketch (RFD-SON, paper Alg. 3/6), ``H = BᵀB + αI`` with ``α``
@@ -854,12 +872,16 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         :meth:`fit`.
 
     alpha0 : float or "auto", default="auto"
-        Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: ten times the
-        curvature the first row adds per coordinate (a prior worth ten rows,
-        in the units of the scaled features, that shrinks the first
-        predictions towards the running target mean; for ``sketch="diag"``,
-        whose ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root of ten
-        times the mean squared gradient of that row); its value is
+        Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: half the
+        curvature the first row adds per coordinate (a prior worth half a
+        row, in the units of the scaled features: about 1 for the squared
+        loss, whose ``l'' = 2``; for ``sketch="diag"``, whose
+        ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root of half
+        the mean squared gradient of that row). Chosen by measurement over
+        19 regression streams (user guide): priors worth 0.25 to 1 row are
+        within 3 % of each other and of ``alpha0=1`` on every stream of
+        more than 20 rows; the former prior of ten rows lost by up to 35 %.
+        Its value is
         ``alpha0_``. ``0`` with
         ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
         positive for ``"fd"``, ``"full"`` and ``"diag"``.
@@ -1035,12 +1057,14 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         "loss": [StrOptions({"squared_error", "huber", "absolute_error"})],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "center_target": ["boolean"],
+        "clip_predictions": ["boolean"],
     }
 
-    _prior_rows = 10  # measured: shrinks the first predictions towards the running mean
+    _prior_rows = 0.5  # measured over 19 streams (user guide): as good as alpha0=1
     _auto_curvature = "hessian"  # recursive least squares for the squared loss
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONRegressorFrozen
+    _live_record: ClassVar[type[ParamRecord]] = SONRegressorLive
 
     def _epsilon(self):
         return float(self.epsilon)
@@ -1051,6 +1075,7 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         *,
         epsilon=1.0,
         center_target=True,
+        clip_predictions=True,
         sketch="rfd",
         curvature="auto",
         sketch_size=10,
@@ -1084,6 +1109,7 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         self.intercept_scaling = intercept_scaling
         self.scale_features = scale_features
         self.center_target = center_target
+        self.clip_predictions = clip_predictions
         self.buffer_init = buffer_init
         self.skip_zero_rows = skip_zero_rows
         self.max_iter = max_iter
@@ -1117,7 +1143,9 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         """Predicted targets ``X @ coef_ + intercept_``.
 
         With ``bound=C`` the linear part is clipped to ``[−C, C]`` around the
-        running target mean (around 0 without ``center_target``).
+        running target mean (around 0 without ``center_target``); then, with
+        ``clip_predictions``, the prediction is clipped to the range of the
+        targets learned so far.
 
         Parameters
         ----------
@@ -1132,7 +1160,7 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         out = self._raw_decision(X)[:, 0]
         state = self._state
         bound = state.live.bound
-        if bound is None:
-            return out
-        mean = state.target_sum / state.target_count if state.target_count else 0.0
-        return mean + np.clip(out - mean, -bound, bound)
+        if bound is not None:
+            mean = state.target_sum / state.target_count if state.target_count else 0.0
+            out = mean + np.clip(out - mean, -bound, bound)
+        return self._clip_to_targets(out)

@@ -3,7 +3,8 @@
 The estimators' defaults are chosen for users (log loss, a scaled ridge, target
 centring, Hessian curvature for the regressor); the tests of the paper's
 algorithm run it as printed: squared loss on ``±1`` labels, gradient curvature,
-``alpha0 = 0`` (RFD0), ``bound = 1``, raw features and targets.
+``alpha0 = 0`` (RFD0), ``bound = 1``, raw features and targets, and the
+regressor's predictions unclipped.
 """
 
 import inspect
@@ -53,4 +54,6 @@ def _with_defaults(base, defaults):
 
 
 RFDSONClassifier = _with_defaults(_Classifier, PAPER)
-RFDSONRegressor = _with_defaults(_Regressor, {**PAPER, "center_target": False})
+RFDSONRegressor = _with_defaults(
+    _Regressor, {**PAPER, "center_target": False, "clip_predictions": False}
+)
