@@ -48,8 +48,11 @@ __all__ = [
     "OnlineLinearBase",
     "OnlineLinearClassifierMixin",
     "OnlineLinearRegressorMixin",
+    "calibrated_probabilities",
     "class_weighted",
     "labels_from_scores",
+    "new_calibration",
+    "platt_pass",
     "probabilities_from_scores",
 ]
 
@@ -69,12 +72,101 @@ class LinearState(OnlineState):
     class_counts : ndarray of shape (n_classes,) or None
         Rows of each class learned so far (a classifier's; rows of weight 0
         are not counted): the counts of ``class_weight="balanced"``.
+    calibration : ndarray of shape (K, 5) or None
+        A classifier's online Platt map of each model's score (``calibration=
+        "platt"``): ``a, b`` of ``P(class k) = σ(a f_k + b)`` and the entries
+        ``h11, h12, h22`` of the curvature of its Newton steps
+        (:func:`platt_pass`); ``None`` without calibration.
     """
 
     classes: np.ndarray | None = None
     n_iter: int = 0
     n_mistakes: int = 0
     class_counts: np.ndarray | None = None
+    calibration: np.ndarray | None = None
+
+
+# ----------------------------------------------------------- calibration
+#: Prior of the Platt map: ``a = 1, b = 0`` (the learner's own link) worth
+#: ``PLATT_PRIOR`` on the diagonal of the curvature of its Newton steps.
+PLATT_PRIOR = 1.0
+#: The slope ``a`` is kept at least this: the map stays increasing, so the
+#: probabilities rank the rows as the decision function does.
+PLATT_MIN_SLOPE = 1e-6
+
+
+def new_calibration(n_models: int) -> np.ndarray:
+    """The initial Platt map of ``n_models`` scores: the identity ``σ(f)`` and the prior."""
+    calibration = np.zeros((n_models, 5))
+    calibration[:, 0] = 1.0  # a
+    calibration[:, 2] = PLATT_PRIOR  # h11
+    calibration[:, 4] = PLATT_PRIOR  # h22
+    return calibration
+
+
+def platt_pass(
+    calibration: np.ndarray,
+    scores: np.ndarray,
+    T: np.ndarray,
+    sample_weight: np.ndarray,
+) -> np.ndarray:
+    """Online Platt scaling: one Newton step per row on the logistic loss of ``σ(a f + b)``.
+
+    A pure kernel (``calibration`` is copied). For each row, in order, and
+    each model ``k``: with ``f`` the row's score (computed by the learner
+    before it learned the row), ``y = 1`` if ``T[:, k] > 0`` else 0, ``c``
+    the row's weight and ``p = σ(a f + b)``,
+
+        ``H += c p (1 − p) [f, 1][f, 1]ᵀ``,  ``[a, b] −= H⁻¹ c (p − y) [f, 1]``
+
+    from ``H = PLATT_PRIOR · I`` and ``a = 1, b = 0``: the online Newton
+    step of a two-parameter logistic regression (recursive IRLS), with ``a``
+    kept at least ``PLATT_MIN_SLOPE`` (an increasing map). Row by row, so
+    any split of the stream gives the same map.
+
+    Parameters
+    ----------
+    calibration : ndarray of shape (K, 5)
+        ``a, b, h11, h12, h22`` of each model (:func:`new_calibration`).
+    scores : ndarray of shape (n, K)
+        The rows' scores, each computed before its row was learned.
+    T : ndarray of shape (n, K)
+        Targets ``±1``.
+    sample_weight : ndarray of shape (n,)
+        Positive row weights.
+
+    Returns
+    -------
+    calibration : ndarray of shape (K, 5)
+        The map after the rows.
+    """
+    out = np.array(calibration, dtype=np.float64, copy=True)
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(T) > 0
+    weights = np.asarray(sample_weight, dtype=np.float64).tolist()
+    for k in range(out.shape[0]):
+        a, b, h11, h12, h22 = out[k].tolist()
+        for f, y, c in zip(scores[:, k].tolist(), positive[:, k].tolist(), weights, strict=True):
+            if not math.isfinite(f):
+                continue
+            z = a * f + b
+            p = 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+            r = c * p * (1.0 - p)
+            h11 += r * f * f
+            h12 += r * f
+            h22 += r
+            g = c * (p - (1.0 if y else 0.0))
+            det = h11 * h22 - h12 * h12
+            a = max(a - g * (h22 * f - h12) / det, PLATT_MIN_SLOPE)
+            b -= g * (h11 - h12 * f) / det
+        out[k] = (a, b, h11, h12, h22)
+    return out
+
+
+def calibrated_probabilities(calibration: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Class probabilities ``σ(a_k f_k + b_k)`` (binary), normalised over one-vs-rest models."""
+    calibrated = scores * calibration[:, 0] + calibration[:, 1]
+    return probabilities_from_scores(calibrated)
 
 
 def labels_from_scores(
@@ -255,6 +347,13 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
 
     def _classes_from(self, y: Any) -> np.ndarray | None:  # regressors have no classes
         return None
+
+    def _new_state(self, X: Any, y: Any, **kwargs: Any) -> Any:
+        """The family's initial state, with a classifier's Platt map (``calibration="platt"``)."""
+        state = super()._new_state(X, y, **kwargs)
+        if getattr(state.frozen, "calibration", None) == "platt":
+            state.calibration = new_calibration(self._n_outputs(state.classes))
+        return state
 
     def _weigh_rows(
         self, state: Any, y: Any, sample_weight: np.ndarray

@@ -28,6 +28,8 @@ from ._linear import (
     OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
+    calibrated_probabilities,
+    platt_pass,
     probabilities_from_scores,
 )
 from ._scale_invariant_kernels import (
@@ -91,6 +93,7 @@ class SIClassifierFrozen(ScaleInvariantFrozen):
 
     multi_class: str
     class_weight: dict | str | None
+    calibration: str | None
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,8 @@ class _BaseScaleInvariant(OnlineLinearBase):
             run = diagonal_pass if kind == "diagonal" else coordinate_pass
             new, predictions = run(state, X, T, sample_weight, **common)
             new.coef, new.intercept = coordinate_readout(new, potential_width=width)
+        if state.calibration is not None and X.shape[0]:  # the rows' scores before learning
+            new.calibration = platt_pass(state.calibration, predictions, T, sample_weight)
         if new.n_clipped > state.n_clipped:
             warnings.warn(
                 f"the potential's exponent exceeded {MAX_EXPONENT:g} on "
@@ -315,6 +320,20 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         A weight ``c`` feeds ``clip(c · g, −1, 1)`` to the learner, as a
         sample weight does, so a large weight pulls at most with a unit
         gradient.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    calibration : {"platt"} or None, default="platt"
+        What :meth:`predict_proba` reads. ``"platt"``: online Platt scaling,
+        ``P(class k | f) = σ(a_k f_k + b_k)`` on the decision function (over
+        several classes: normalised), with ``a_k, b_k`` fitted by one Newton
+        step per row on the score the learner gave the row before learning
+        it (from ``a = 1, b = 0``; sample and class weights count, as in a
+        weighted logistic regression).
+        The learner's scores are those of an unregularised online logistic
+        regression, over-confident while it learns; the map corrects them
+        online. ``None``: the learner's own link. The learner,
+        ``decision_function`` and ``predict`` are the same either way.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -495,6 +514,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         "loss": [StrOptions({"log_loss", "hinge"})],
         "multi_class": [StrOptions({"ovr", "multinomial"})],
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "calibration": [StrOptions({"platt"}), None],
     }
 
     def __init__(
@@ -503,6 +523,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         *,
         loss="log_loss",
         class_weight=None,
+        calibration="platt",
         potential_width=1.5,
         fit_intercept=True,
         max_iter=1,
@@ -518,6 +539,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         self.variant = variant
         self.loss = loss
         self.class_weight = class_weight
+        self.calibration = calibration
         self.potential_width = potential_width
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -548,9 +570,16 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
     def predict_proba(self, X):
         """Probability estimates (``loss="log_loss"``).
 
-        Binary: ``[1 − σ(f), σ(f)]`` with ``f`` the decision function;
-        one-vs-rest: ``σ(f_k)`` normalised to sum to one;
-        ``multi_class="multinomial"``: ``softmax(f)``.
+        ``calibration="platt"`` (default): ``σ(a_k f_k + b_k)`` with ``f`` the
+        decision function and ``a_k, b_k`` the online Platt map of model
+        ``k``, learned from each row's score before the row was learned;
+        normalised to sum to one over several classes (also with
+        ``multi_class="multinomial"``, each class's score against the rest).
+        A monotone map of each score, so a binary ROC AUC is that of
+        :meth:`decision_function`. ``calibration=None``: the learner's own
+        link; binary: ``[1 − σ(f), σ(f)]``; one-vs-rest: ``σ(f_k)``
+        normalised to sum to one; ``multi_class="multinomial"``:
+        ``softmax(f)``.
 
         Parameters
         ----------
@@ -563,6 +592,8 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
             Probability of each class, in the order of ``classes_``.
         """
         scores = self._raw_decision(X)
+        if self._state.calibration is not None:
+            return calibrated_probabilities(self._state.calibration, scores)
         return probabilities_from_scores(scores, multinomial=self._multinomial(self._state))
 
     @available_if(_has_proba)

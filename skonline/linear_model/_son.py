@@ -31,6 +31,8 @@ from ._linear import (
     OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
+    calibrated_probabilities,
+    platt_pass,
     probabilities_from_scores,
 )
 from ._son_kernels import (
@@ -106,9 +108,10 @@ class SONLive(ParamRecord):
 
 @dataclass(frozen=True)
 class SONClassifierFrozen(SONFrozen):
-    """:class:`SONFrozen` plus the classifier's class weights."""
+    """:class:`SONFrozen` plus the classifier's class weights and calibration."""
 
     class_weight: dict | str | None
+    calibration: str | None
 
 
 @dataclass(frozen=True)
@@ -304,6 +307,7 @@ class _BaseSON(OnlineLinearBase):
         # the predictions made at the time keep their losses and mistakes
         fresh.cumulative_loss = state.cumulative_loss
         fresh.n_mistakes = state.n_mistakes
+        fresh.calibration = state.calibration  # learned from those predictions too
         return fresh
 
     def _scaled_pass(self, state, X, T, sample_weight):
@@ -339,6 +343,8 @@ class _BaseSON(OnlineLinearBase):
         )
         if target_mean is not None:
             new.target_sum, new.target_count = target_mean
+        if state.calibration is not None and X.shape[0]:  # learns from the unclipped scores
+            new.calibration = platt_pass(state.calibration, scores, T, sample_weight)
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
         return new, predictions if predictions.shape[1] == 1 else scores
@@ -443,6 +449,21 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         the user guide); ``curvature="hessian"`` adds ``c l'' x xᵀ``, a
         Newton step on the weighted cumulative loss, where class weights
         act as intended.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    calibration : {"platt"} or None, default="platt"
+        What :meth:`predict_proba` reads. ``"platt"``: online Platt scaling,
+        ``P(y = 1 | f) = σ(a f + b)`` on the decision function ``f`` of each
+        model (one-vs-rest: normalised), with ``a, b`` fitted by one Newton
+        step per row on the score the learner gave the row before learning
+        it (from ``a = 1, b = 0``; sample and class weights count, as in a
+        weighted logistic regression):
+        the probabilities are not capped by ``bound`` and track the
+        learner's calibration. ``None``: the paper's link ``σ(clip(f, −C,
+        C))`` (``(clip(f, −1, 1) + 1) / 2`` for the squared loss). The
+        learner, ``decision_function`` and ``predict`` are the same either
+        way.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -656,6 +677,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         **_BaseSON._parameter_constraints,
         "loss": [StrOptions({"squared_error", "log_loss", "hinge", "smooth_hinge"})],
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "calibration": [StrOptions({"platt"}), None],
     }
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONClassifierFrozen
@@ -665,6 +687,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         loss="log_loss",
         *,
         class_weight=None,
+        calibration="platt",
         sketch="rfd",
         curvature="auto",
         sketch_size=10,
@@ -686,6 +709,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     ):
         self.loss = loss
         self.class_weight = class_weight
+        self.calibration = calibration
         self.sketch = sketch
         self.curvature = curvature
         self.sketch_size = sketch_size
@@ -709,15 +733,17 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     def predict_proba(self, X):
         """Probability estimates.
 
-        ``loss="log_loss"``: ``sigmoid(clip(f, −C, C))`` with ``f`` the
-        decision function, the logistic model the loss fits.
-        ``loss="squared_error"``: ``(clip(f, −1, 1) + 1) / 2``, since the
+        ``calibration="platt"`` (default): ``σ(a f + b)`` with ``f`` the
+        decision function and ``a, b`` the online Platt map learned from
+        each row's score before the row was learned (not capped by
+        ``bound``; a monotone map of ``f``, so rankings and ROC AUC are
+        those of :meth:`decision_function`). ``calibration=None``, the
+        paper's link: for ``loss="log_loss"``, ``σ(clip(f, −C, C))``, the
+        logistic model the loss fits, within ``[σ(−C), σ(C)]``
+        (``[0.12, 0.88]`` for the default ``C = 2``); for
+        ``loss="squared_error"``, ``(clip(f, −1, 1) + 1) / 2``, since the
         squared loss on labels ``±1`` estimates ``E[y | x] = 2 P(y = 1 | x) − 1``.
-        One-vs-rest probabilities are normalised to sum to one. With a
-        ``bound`` ``C``, the logistic probabilities lie in
-        ``[σ(−C), σ(C)]`` (``[0.12, 0.88]`` for the default ``C = 2``): the
-        constraint that keeps the online steps stable also caps the
-        confidence; rank-based scores (ROC AUC) use :meth:`decision_function`.
+        One-vs-rest probabilities are normalised to sum to one.
 
         Parameters
         ----------
@@ -731,6 +757,8 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         """
         scores = self._raw_decision(X)
         state = self._state
+        if state.calibration is not None:
+            return calibrated_probabilities(state.calibration, scores)
         if state.frozen.loss == "squared_error":
             p = (np.clip(scores, -1.0, 1.0) + 1.0) / 2.0
             if p.shape[1] == 1:
