@@ -72,9 +72,11 @@ class LinearState(OnlineState):
     class_counts : ndarray of shape (n_classes,) or None
         Rows of each class learned so far (a classifier's; rows of weight 0
         are not counted): the counts of ``class_weight="balanced"``.
-    calibration : ndarray of shape (K, 5) or None
-        A classifier's online Platt map of each model's score (``calibration=
-        "platt"``): ``a, b`` of ``P(class k) = σ(a f_k + b)`` and the entries
+    calibration : ndarray of shape (1, 5) or None
+        A classifier's online Platt map of its models' scores (``calibration=
+        "platt"``): ``a, b`` of ``P(y = 1) = σ(a f + b)`` (binary; several
+        classes: ``softmax(a f)``, so that the most probable class is the
+        predicted one) and the entries
         ``h11, h12, h22`` of the curvature of its Newton steps
         (:func:`platt_pass`); ``None`` without calibration.
     """
@@ -95,8 +97,8 @@ PLATT_PRIOR = 1.0
 PLATT_MIN_SLOPE = 1e-6
 
 
-def new_calibration(n_models: int) -> np.ndarray:
-    """The initial Platt map of ``n_models`` scores: the identity ``σ(f)`` and the prior."""
+def new_calibration(n_models: int = 1) -> np.ndarray:
+    """The initial Platt map (``n_models`` maps): the identity ``σ(f)`` and the prior."""
     calibration = np.zeros((n_models, 5))
     calibration[:, 0] = 1.0  # a
     calibration[:, 2] = PLATT_PRIOR  # h11
@@ -112,8 +114,10 @@ def platt_pass(
 ) -> np.ndarray:
     """Online Platt scaling: one Newton step per row on the logistic loss of ``σ(a f + b)``.
 
-    A pure kernel (``calibration`` is copied). For each row, in order, and
-    each model ``k``: with ``f`` the row's score (computed by the learner
+    A pure kernel (``calibration`` is copied). Several classes (``K > 1``
+    scores): temperature scaling, ``softmax(a f)`` with ``a`` learned by the
+    same online Newton step (:func:`_temperature_pass`). Binary: for each
+    row, in order, with ``f`` the row's score (computed by the learner
     before it learned the row), ``y = 1`` if ``T[:, k] > 0`` else 0, ``c``
     the row's weight and ``p = σ(a f + b)``,
 
@@ -126,8 +130,8 @@ def platt_pass(
 
     Parameters
     ----------
-    calibration : ndarray of shape (K, 5)
-        ``a, b, h11, h12, h22`` of each model (:func:`new_calibration`).
+    calibration : ndarray of shape (1, 5) or (K, 5)
+        ``a, b, h11, h12, h22`` of the map (:func:`new_calibration`).
     scores : ndarray of shape (n, K)
         The rows' scores, each computed before its row was learned.
     T : ndarray of shape (n, K)
@@ -137,13 +141,16 @@ def platt_pass(
 
     Returns
     -------
-    calibration : ndarray of shape (K, 5)
+    calibration : ndarray of shape (1, 5) or (K, 5)
         The map after the rows.
     """
     out = np.array(calibration, dtype=np.float64, copy=True)
     scores = np.asarray(scores, dtype=np.float64)
     positive = np.asarray(T) > 0
-    weights = np.asarray(sample_weight, dtype=np.float64).tolist()
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    if scores.shape[1] > 1:
+        return _temperature_pass(out, scores, positive, sample_weight)
+    weights = sample_weight.tolist()
     for k in range(out.shape[0]):
         a, b, h11, h12, h22 = out[k].tolist()
         for f, y, c in zip(scores[:, k].tolist(), positive[:, k].tolist(), weights, strict=True):
@@ -163,10 +170,34 @@ def platt_pass(
     return out
 
 
+def _temperature_pass(
+    out: np.ndarray, scores: np.ndarray, positive: np.ndarray, sample_weight: np.ndarray
+) -> np.ndarray:
+    """Several classes: one Newton step per row on ``softmax(a f)``'s log-loss (``a`` only).
+
+    ``H += c Var_p(f)``, ``a −= H⁻¹ c Σ_k (p_k − y_k) f_k`` with ``p =
+    softmax(a f)``, from ``a = 1`` and ``H = PLATT_PRIOR`` (stored as
+    ``h11``): temperature scaling learned online.
+    """
+    a, h = float(out[0, 0]), float(out[0, 2])
+    for f, y, c in zip(scores, positive, sample_weight.tolist(), strict=True):
+        if not np.all(np.isfinite(f)):
+            continue
+        z = a * f
+        e = np.exp(z - z.max())
+        p = e / e.sum()
+        mean = float(p @ f)
+        h += c * max(float(p @ (f * f)) - mean * mean, 0.0)
+        a = max(a - c * (mean - float(f[y].sum())) / h, PLATT_MIN_SLOPE)
+    out[0, 0], out[0, 2] = a, h
+    return out
+
+
 def calibrated_probabilities(calibration: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Class probabilities ``σ(a_k f_k + b_k)`` (binary), normalised over one-vs-rest models."""
-    calibrated = scores * calibration[:, 0] + calibration[:, 1]
-    return probabilities_from_scores(calibrated)
+    """Binary: ``σ(a f + b)``; several classes: ``softmax(a f)``, the map of :func:`platt_pass`."""
+    if scores.shape[1] > 1:
+        return probabilities_from_scores(scores * calibration[0, 0], multinomial=True)
+    return probabilities_from_scores(scores * calibration[0, 0] + calibration[0, 1])
 
 
 def labels_from_scores(
@@ -352,7 +383,7 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
         """The family's initial state, with a classifier's Platt map (``calibration="platt"``)."""
         state = super()._new_state(X, y, **kwargs)
         if getattr(state.frozen, "calibration", None) == "platt":
-            state.calibration = new_calibration(self._n_outputs(state.classes))
+            state.calibration = new_calibration()  # one map: argmax(proba) is predict
         return state
 
     def _weigh_rows(

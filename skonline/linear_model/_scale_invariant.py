@@ -325,8 +325,9 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
 
     calibration : {"platt"} or None, default="platt"
         What :meth:`predict_proba` reads. ``"platt"``: online Platt scaling,
-        ``P(class k | f) = σ(a_k f_k + b_k)`` on the decision function (over
-        several classes: normalised), with ``a_k, b_k`` fitted by one Newton
+        ``P(class k | f) = σ(a f_k + b)`` on the decision function (over
+        several classes: one map for every class, normalised, so the most
+        probable class is the predicted one), with ``a, b`` fitted by one Newton
         step per row on the score the learner gave the row before learning
         it (from ``a = 1, b = 0``; sample and class weights count, as in a
         weighted logistic regression).
@@ -570,9 +571,9 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
     def predict_proba(self, X):
         """Probability estimates (``loss="log_loss"``).
 
-        ``calibration="platt"`` (default): ``σ(a_k f_k + b_k)`` with ``f`` the
-        decision function and ``a_k, b_k`` the online Platt map of model
-        ``k``, learned from each row's score before the row was learned;
+        ``calibration="platt"`` (default): ``σ(a f_k + b)`` with ``f`` the
+        decision function and ``a, b`` the online Platt map (one for every
+        class), learned from each row's score before the row was learned;
         normalised to sum to one over several classes (also with
         ``multi_class="multinomial"``, each class's score against the rest).
         A monotone map of each score, so a binary ROC AUC is that of

@@ -454,8 +454,9 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
 
     calibration : {"platt"} or None, default="platt"
         What :meth:`predict_proba` reads. ``"platt"``: online Platt scaling,
-        ``P(y = 1 | f) = σ(a f + b)`` on the decision function ``f`` of each
-        model (one-vs-rest: normalised), with ``a, b`` fitted by one Newton
+        ``P(y = 1 | f) = σ(a f + b)`` on the decision function ``f`` (one
+        map for every one-vs-rest model, normalised, so the most probable
+        class is the predicted one), with ``a, b`` fitted by one Newton
         step per row on the score the learner gave the row before learning
         it (from ``a = 1, b = 0``; sample and class weights count, as in a
         weighted logistic regression):
