@@ -52,8 +52,8 @@ __all__ = [
     "class_weighted",
     "labels_from_scores",
     "new_calibration",
-    "platt_pass",
     "probabilities_from_scores",
+    "temperature_pass",
 ]
 
 
@@ -72,13 +72,12 @@ class LinearState(OnlineState):
     class_counts : ndarray of shape (n_classes,) or None
         Rows of each class learned so far (a classifier's; rows of weight 0
         are not counted): the counts of ``class_weight="balanced"``.
-    calibration : ndarray of shape (1, 5) or None
-        A classifier's online Platt map of its models' scores (``calibration=
-        "platt"``): ``a, b`` of ``P(y = 1) = σ(a f + b)`` (binary; several
-        classes: ``softmax(a f)``, so that the most probable class is the
-        predicted one) and the entries
-        ``h11, h12, h22`` of the curvature of its Newton steps
-        (:func:`platt_pass`); ``None`` without calibration.
+    calibration : ndarray of shape (2,) or None
+        A classifier's online calibration map (``calibration="temperature"``):
+        ``[a, h]``, the slope of ``σ(a f)`` (binary; ``softmax(a f)`` for
+        several classes) and the curvature ``h`` of its Newton steps
+        (:func:`temperature_pass`, run by the family's pass on the scores it
+        computed); ``None`` without calibration.
     """
 
     classes: np.ndarray | None = None
@@ -89,98 +88,72 @@ class LinearState(OnlineState):
 
 
 # ----------------------------------------------------------- calibration
-#: Prior of the Platt map: ``a = 1, b = 0`` (the learner's own link) worth
-#: ``PLATT_PRIOR`` on the diagonal of the curvature of its Newton steps.
-PLATT_PRIOR = 1.0
+#: Prior of the calibration map: ``a = 1`` (the learner's own link) worth
+#: ``CALIBRATION_PRIOR`` in the curvature of its Newton steps.
+CALIBRATION_PRIOR = 1.0
 #: The slope ``a`` is kept at least this: the map stays increasing, so the
 #: probabilities rank the rows as the decision function does.
-PLATT_MIN_SLOPE = 1e-6
+MIN_SLOPE = 1e-6
 
 
-def new_calibration(n_models: int = 1) -> np.ndarray:
-    """The initial Platt map (``n_models`` maps): the identity ``σ(f)`` and the prior."""
-    calibration = np.zeros((n_models, 5))
-    calibration[:, 0] = 1.0  # a
-    calibration[:, 2] = PLATT_PRIOR  # h11
-    calibration[:, 4] = PLATT_PRIOR  # h22
-    return calibration
+def new_calibration() -> np.ndarray:
+    """The initial map ``[a, h]``: the learner's own link (``a = 1``) and the prior."""
+    return np.array([1.0, CALIBRATION_PRIOR])
 
 
-def platt_pass(
+def temperature_pass(
     calibration: np.ndarray,
     scores: np.ndarray,
     T: np.ndarray,
     sample_weight: np.ndarray,
 ) -> np.ndarray:
-    """Online Platt scaling: one Newton step per row on the logistic loss of ``σ(a f + b)``.
+    """Online temperature scaling: one Newton step per row on the log-loss of ``a f``.
 
-    A pure kernel (``calibration`` is copied). Several classes (``K > 1``
-    scores): temperature scaling, ``softmax(a f)`` with ``a`` learned by the
-    same online Newton step (:func:`_temperature_pass`). Binary: for each
-    row, in order, with ``f`` the row's score (computed by the learner
-    before it learned the row), ``y = 1`` if ``T[:, k] > 0`` else 0, ``c``
-    the row's weight and ``p = σ(a f + b)``,
+    A pure kernel (``calibration`` is copied). The probabilities are
+    ``σ(a f)`` for a binary problem (one score ``f``) and ``softmax(a f)``
+    for several classes (one score per class). For each row, in order, with
+    ``c`` its weight and ``p`` those probabilities (the binary score ``f``
+    read as the pair ``(0, f)``)::
 
-        ``H += c p (1 − p) [f, 1][f, 1]ᵀ``,  ``[a, b] −= H⁻¹ c (p − y) [f, 1]``
+        h += c Var_p(f),   a −= c (E_p[f] − f_y) / h
 
-    from ``H = PLATT_PRIOR · I`` and ``a = 1, b = 0``: the online Newton
-    step of a two-parameter logistic regression (recursive IRLS), with ``a``
-    kept at least ``PLATT_MIN_SLOPE`` (an increasing map). Row by row, so
-    any split of the stream gives the same map.
+    from ``a = 1`` and ``h = CALIBRATION_PRIOR`` (for a binary row,
+    ``Var_p(f) = p(1 − p) f²`` and ``E_p[f] − f_y = (p − y) f``): the online
+    Newton step of a one-parameter logistic regression, with ``a`` kept at
+    least ``MIN_SLOPE``. Row by row, so any split of the stream gives the
+    same map. The map has no intercept: ``a f`` keeps the sign (binary) and
+    the argmax of ``f``, so the most probable class is the predicted one.
 
     Parameters
     ----------
-    calibration : ndarray of shape (1, 5) or (K, 5)
-        ``a, b, h11, h12, h22`` of the map (:func:`new_calibration`).
+    calibration : ndarray of shape (2,)
+        ``[a, h]`` (:func:`new_calibration`).
     scores : ndarray of shape (n, K)
         The rows' scores, each computed before its row was learned.
     T : ndarray of shape (n, K)
-        Targets ``±1``.
+        Targets ``±1`` (one-vs-rest for several classes).
     sample_weight : ndarray of shape (n,)
         Positive row weights.
 
     Returns
     -------
-    calibration : ndarray of shape (1, 5) or (K, 5)
+    calibration : ndarray of shape (2,)
         The map after the rows.
     """
-    out = np.array(calibration, dtype=np.float64, copy=True)
+    a, h = (float(v) for v in calibration)
     scores = np.asarray(scores, dtype=np.float64)
     positive = np.asarray(T) > 0
-    sample_weight = np.asarray(sample_weight, dtype=np.float64)
-    if scores.shape[1] > 1:
-        return _temperature_pass(out, scores, positive, sample_weight)
-    weights = sample_weight.tolist()
-    for k in range(out.shape[0]):
-        a, b, h11, h12, h22 = out[k].tolist()
-        for f, y, c in zip(scores[:, k].tolist(), positive[:, k].tolist(), weights, strict=True):
+    weights = np.asarray(sample_weight, dtype=np.float64).tolist()
+    if scores.shape[1] == 1:  # binary: σ(a f)
+        for f, y, c in zip(scores[:, 0].tolist(), positive[:, 0].tolist(), weights, strict=True):
             if not math.isfinite(f):
                 continue
-            z = a * f + b
+            z = a * f
             p = 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
-            r = c * p * (1.0 - p)
-            h11 += r * f * f
-            h12 += r * f
-            h22 += r
-            g = c * (p - (1.0 if y else 0.0))
-            det = h11 * h22 - h12 * h12
-            a = max(a - g * (h22 * f - h12) / det, PLATT_MIN_SLOPE)
-            b -= g * (h11 - h12 * f) / det
-        out[k] = (a, b, h11, h12, h22)
-    return out
-
-
-def _temperature_pass(
-    out: np.ndarray, scores: np.ndarray, positive: np.ndarray, sample_weight: np.ndarray
-) -> np.ndarray:
-    """Several classes: one Newton step per row on ``softmax(a f)``'s log-loss (``a`` only).
-
-    ``H += c Var_p(f)``, ``a −= H⁻¹ c Σ_k (p_k − y_k) f_k`` with ``p =
-    softmax(a f)``, from ``a = 1`` and ``H = PLATT_PRIOR`` (stored as
-    ``h11``): temperature scaling learned online.
-    """
-    a, h = float(out[0, 0]), float(out[0, 2])
-    for f, y, c in zip(scores, positive, sample_weight.tolist(), strict=True):
+            h += c * p * (1.0 - p) * f * f
+            a = max(a - c * (p - (1.0 if y else 0.0)) * f / h, MIN_SLOPE)
+        return np.array([a, h])
+    for f, y, c in zip(scores, positive, weights, strict=True):
         if not np.all(np.isfinite(f)):
             continue
         z = a * f
@@ -188,16 +161,13 @@ def _temperature_pass(
         p = e / e.sum()
         mean = float(p @ f)
         h += c * max(float(p @ (f * f)) - mean * mean, 0.0)
-        a = max(a - c * (mean - float(f[y].sum())) / h, PLATT_MIN_SLOPE)
-    out[0, 0], out[0, 2] = a, h
-    return out
+        a = max(a - c * (mean - float(f[y].sum())) / h, MIN_SLOPE)
+    return np.array([a, h])
 
 
 def calibrated_probabilities(calibration: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Binary: ``σ(a f + b)``; several classes: ``softmax(a f)``, the map of :func:`platt_pass`."""
-    if scores.shape[1] > 1:
-        return probabilities_from_scores(scores * calibration[0, 0], multinomial=True)
-    return probabilities_from_scores(scores * calibration[0, 0] + calibration[0, 1])
+    """``σ(a f)`` (binary) or ``softmax(a f)``: the map of :func:`temperature_pass`."""
+    return probabilities_from_scores(scores * calibration[0], multinomial=True)
 
 
 def labels_from_scores(
@@ -380,10 +350,10 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
         return None
 
     def _new_state(self, X: Any, y: Any, **kwargs: Any) -> Any:
-        """The family's initial state, with a classifier's Platt map (``calibration="platt"``)."""
+        """The family's initial state, with a classifier's calibration map (if any)."""
         state = super()._new_state(X, y, **kwargs)
-        if getattr(state.frozen, "calibration", None) == "platt":
-            state.calibration = new_calibration()  # one map: argmax(proba) is predict
+        if getattr(state.frozen, "calibration", None) == "temperature":
+            state.calibration = new_calibration()
         return state
 
     def _weigh_rows(

@@ -29,8 +29,8 @@ from ._linear import (
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
     calibrated_probabilities,
-    platt_pass,
     probabilities_from_scores,
+    temperature_pass,
 )
 from ._scale_invariant_kernels import (
     MAX_EXPONENT,
@@ -205,7 +205,7 @@ class _BaseScaleInvariant(OnlineLinearBase):
             new, predictions = run(state, X, T, sample_weight, **common)
             new.coef, new.intercept = coordinate_readout(new, potential_width=width)
         if state.calibration is not None and X.shape[0]:  # the rows' scores before learning
-            new.calibration = platt_pass(state.calibration, predictions, T, sample_weight)
+            new.calibration = temperature_pass(state.calibration, predictions, T, sample_weight)
         if new.n_clipped > state.n_clipped:
             warnings.warn(
                 f"the potential's exponent exceeded {MAX_EXPONENT:g} on "
@@ -323,18 +323,19 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
-    calibration : {"platt"} or None, default="platt"
-        What :meth:`predict_proba` reads. ``"platt"``: online Platt scaling,
-        ``P(class k | f) = σ(a f_k + b)`` on the decision function (over
-        several classes: one map for every class, normalised, so the most
-        probable class is the predicted one), with ``a, b`` fitted by one Newton
-        step per row on the score the learner gave the row before learning
-        it (from ``a = 1, b = 0``; sample and class weights count, as in a
-        weighted logistic regression).
-        The learner's scores are those of an unregularised online logistic
-        regression, over-confident while it learns; the map corrects them
-        online. ``None``: the learner's own link. The learner,
-        ``decision_function`` and ``predict`` are the same either way.
+    calibration : {"temperature"} or None, default="temperature"
+        What :meth:`predict_proba` reads. ``"temperature"``: online
+        temperature scaling, ``P(y = 1 | f) = σ(a f)`` on the decision
+        function ``f`` (``softmax(a f)`` over the scores of several classes),
+        with the slope ``a > 0`` fitted by one Newton step per row on the
+        score the learner gave the row before learning it (from ``a = 1``;
+        sample and class weights count, as in a weighted logistic
+        regression). The learner's scores are those of an unregularised
+        online logistic regression, over-confident while it learns; the map
+        corrects them online, keeps the ranking of :meth:`decision_function`
+        and the class of :meth:`predict`. ``None``: the learner's own link.
+        The learner, ``decision_function`` and ``predict`` are the same
+        either way.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -515,7 +516,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         "loss": [StrOptions({"log_loss", "hinge"})],
         "multi_class": [StrOptions({"ovr", "multinomial"})],
         "class_weight": [dict, StrOptions({"balanced"}), None],
-        "calibration": [StrOptions({"platt"}), None],
+        "calibration": [StrOptions({"temperature"}), None],
     }
 
     def __init__(
@@ -524,7 +525,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         *,
         loss="log_loss",
         class_weight=None,
-        calibration="platt",
+        calibration="temperature",
         potential_width=1.5,
         fit_intercept=True,
         max_iter=1,
@@ -571,13 +572,12 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
     def predict_proba(self, X):
         """Probability estimates (``loss="log_loss"``).
 
-        ``calibration="platt"`` (default): ``σ(a f_k + b)`` with ``f`` the
-        decision function and ``a, b`` the online Platt map (one for every
-        class), learned from each row's score before the row was learned;
-        normalised to sum to one over several classes (also with
-        ``multi_class="multinomial"``, each class's score against the rest).
-        A monotone map of each score, so a binary ROC AUC is that of
-        :meth:`decision_function`. ``calibration=None``: the learner's own
+        ``calibration="temperature"`` (default): ``σ(a f)`` with ``f`` the
+        decision function and ``a`` the slope learned online from each row's
+        score before the row was learned; ``softmax(a f)`` over several
+        classes (one-vs-rest or multinomial). An increasing map, so the
+        rankings (ROC AUC) are those of :meth:`decision_function` and the
+        most probable class is the predicted one. ``calibration=None``: the learner's own
         link; binary: ``[1 − σ(f), σ(f)]``; one-vs-rest: ``σ(f_k)``
         normalised to sum to one; ``multi_class="multinomial"``:
         ``softmax(f)``.

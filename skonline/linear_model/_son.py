@@ -32,8 +32,8 @@ from ._linear import (
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
     calibrated_probabilities,
-    platt_pass,
     probabilities_from_scores,
+    temperature_pass,
 )
 from ._son_kernels import (
     CurvatureState,
@@ -344,7 +344,7 @@ class _BaseSON(OnlineLinearBase):
         if target_mean is not None:
             new.target_sum, new.target_count = target_mean
         if state.calibration is not None and X.shape[0]:  # learns from the unclipped scores
-            new.calibration = platt_pass(state.calibration, scores, T, sample_weight)
+            new.calibration = temperature_pass(state.calibration, scores, T, sample_weight)
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
         return new, predictions if predictions.shape[1] == 1 else scores
@@ -452,19 +452,19 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
-    calibration : {"platt"} or None, default="platt"
-        What :meth:`predict_proba` reads. ``"platt"``: online Platt scaling,
-        ``P(y = 1 | f) = σ(a f + b)`` on the decision function ``f`` (one
-        map for every one-vs-rest model, normalised, so the most probable
-        class is the predicted one), with ``a, b`` fitted by one Newton
-        step per row on the score the learner gave the row before learning
-        it (from ``a = 1, b = 0``; sample and class weights count, as in a
-        weighted logistic regression):
-        the probabilities are not capped by ``bound`` and track the
-        learner's calibration. ``None``: the paper's link ``σ(clip(f, −C,
-        C))`` (``(clip(f, −1, 1) + 1) / 2`` for the squared loss). The
-        learner, ``decision_function`` and ``predict`` are the same either
-        way.
+    calibration : {"temperature"} or None, default="temperature"
+        What :meth:`predict_proba` reads. ``"temperature"``: online
+        temperature scaling, ``P(y = 1 | f) = σ(a f)`` on the decision
+        function ``f`` (``softmax(a f)`` over the one-vs-rest scores of
+        several classes), with the slope ``a > 0`` fitted by one Newton step
+        per row on the score the learner gave the row before learning it
+        (from ``a = 1``; sample and class weights count, as in a weighted
+        logistic regression). The probabilities are not capped by ``bound``,
+        rank the rows as :meth:`decision_function` does, and the most
+        probable class is the one :meth:`predict` gives. ``None``: the
+        paper's link ``σ(clip(f, −C, C))`` (``(clip(f, −1, 1) + 1) / 2`` for
+        the squared loss), one-vs-rest normalised. The learner,
+        ``decision_function`` and ``predict`` are the same either way.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -678,7 +678,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         **_BaseSON._parameter_constraints,
         "loss": [StrOptions({"squared_error", "log_loss", "hinge", "smooth_hinge"})],
         "class_weight": [dict, StrOptions({"balanced"}), None],
-        "calibration": [StrOptions({"platt"}), None],
+        "calibration": [StrOptions({"temperature"}), None],
     }
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONClassifierFrozen
@@ -688,7 +688,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         loss="log_loss",
         *,
         class_weight=None,
-        calibration="platt",
+        calibration="temperature",
         sketch="rfd",
         curvature="auto",
         sketch_size=10,
@@ -734,17 +734,18 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     def predict_proba(self, X):
         """Probability estimates.
 
-        ``calibration="platt"`` (default): ``σ(a f + b)`` with ``f`` the
-        decision function and ``a, b`` the online Platt map learned from
-        each row's score before the row was learned (not capped by
-        ``bound``; a monotone map of ``f``, so rankings and ROC AUC are
-        those of :meth:`decision_function`). ``calibration=None``, the
+        ``calibration="temperature"`` (default): ``σ(a f)`` with ``f`` the
+        decision function and ``a`` the slope learned online from each
+        row's score before the row was learned (``softmax(a f)`` for several
+        classes); not capped by ``bound``, and an increasing map of ``f``, so
+        rankings and ROC AUC are those of :meth:`decision_function`. ``calibration=None``, the
         paper's link: for ``loss="log_loss"``, ``σ(clip(f, −C, C))``, the
         logistic model the loss fits, within ``[σ(−C), σ(C)]``
         (``[0.12, 0.88]`` for the default ``C = 2``); for
         ``loss="squared_error"``, ``(clip(f, −1, 1) + 1) / 2``, since the
         squared loss on labels ``±1`` estimates ``E[y | x] = 2 P(y = 1 | x) − 1``.
-        One-vs-rest probabilities are normalised to sum to one.
+        One-vs-rest probabilities of the paper's link are normalised to sum
+        to one.
 
         Parameters
         ----------
