@@ -76,6 +76,19 @@ class SONState(LinearState):
     warmup: tuple | None = None
 
 
+def _soft_bound(scores, bound):
+    """``C tanh(f / C)``: the scores the calibration reads, bounded by ``C`` but increasing.
+
+    The learner's online predictions are ``clip(f, −C, C)``; its raw scores
+    ``f`` beyond ``C`` are not what it was trained to predict. A smooth,
+    strictly increasing squashing keeps the ranking (and the signs) of
+    ``f``. ``None``: the scores themselves.
+    """
+    if bound is None:
+        return scores
+    return bound * np.tanh(scores / bound)
+
+
 def _scaled(X, scale):
     """The rows with each feature divided by its scale (exact: powers of two; 0 = unset)."""
     inverse = 1.0 / np.where(scale > 0.0, scale, 1.0)
@@ -343,8 +356,9 @@ class _BaseSON(OnlineLinearBase):
         )
         if target_mean is not None:
             new.target_sum, new.target_count = target_mean
-        if state.calibration is not None and X.shape[0]:  # learns from the unclipped scores
-            new.calibration = temperature_pass(state.calibration, scores, T, sample_weight)
+        if state.calibration is not None and X.shape[0]:
+            bounded = _soft_bound(scores, self.bound)
+            new.calibration = temperature_pass(state.calibration, bounded, T, sample_weight)
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
         return new, predictions if predictions.shape[1] == 1 else scores
@@ -454,14 +468,17 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
 
     calibration : {"temperature"} or None, default="temperature"
         What :meth:`predict_proba` reads. ``"temperature"``: online
-        temperature scaling, ``P(y = 1 | f) = σ(a f)`` on the decision
-        function ``f`` (``softmax(a f)`` over the one-vs-rest scores of
-        several classes), with the slope ``a > 0`` fitted by one Newton step
-        per row on the score the learner gave the row before learning it
-        (from ``a = 1``; sample and class weights count, as in a weighted
-        logistic regression). The probabilities are not capped by ``bound``,
-        rank the rows as :meth:`decision_function` does, and the most
-        probable class is the one :meth:`predict` gives. ``None``: the
+        temperature scaling, ``P(y = 1 | f) = σ(a g)`` with ``g = C tanh(f /
+        C)`` the decision function ``f`` softly bounded by ``C = bound``
+        (``g = f`` with ``bound=None``; ``softmax(a g)`` over the one-vs-rest
+        scores of several classes), with the slope ``a > 0`` fitted by one
+        Newton step per row on the score the learner gave the row before
+        learning it (from ``a = 1``; sample and class weights count, as in a
+        weighted logistic regression). The bound the learner needs is kept
+        (its scores beyond ``C`` are not trusted), but the confidence
+        ``σ(aC)`` grows with the evidence: the probabilities are not capped
+        at ``σ(C)``, rank the rows as :meth:`decision_function` does, and the
+        most probable class is the one :meth:`predict` gives. ``None``: the
         paper's link ``σ(clip(f, −C, C))`` (``(clip(f, −1, 1) + 1) / 2`` for
         the squared loss), one-vs-rest normalised. The learner,
         ``decision_function`` and ``predict`` are the same either way.
@@ -734,11 +751,12 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     def predict_proba(self, X):
         """Probability estimates.
 
-        ``calibration="temperature"`` (default): ``σ(a f)`` with ``f`` the
-        decision function and ``a`` the slope learned online from each
-        row's score before the row was learned (``softmax(a f)`` for several
-        classes); not capped by ``bound``, and an increasing map of ``f``, so
-        rankings and ROC AUC are those of :meth:`decision_function`. ``calibration=None``, the
+        ``calibration="temperature"`` (default): ``σ(a C tanh(f / C))`` with
+        ``f`` the decision function, ``C = bound`` and ``a`` the slope
+        learned online from each row's score before the row was learned
+        (``softmax`` for several classes); within ``[σ(−aC), σ(aC)]``, a
+        range that grows with the evidence, and an increasing map of ``f``,
+        so rankings and ROC AUC are those of :meth:`decision_function`. ``calibration=None``, the
         paper's link: for ``loss="log_loss"``, ``σ(clip(f, −C, C))``, the
         logistic model the loss fits, within ``[σ(−C), σ(C)]``
         (``[0.12, 0.88]`` for the default ``C = 2``); for
@@ -760,7 +778,8 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         scores = self._raw_decision(X)
         state = self._state
         if state.calibration is not None:
-            return calibrated_probabilities(state.calibration, scores)
+            bounded = _soft_bound(scores, state.live.bound)
+            return calibrated_probabilities(state.calibration, bounded)
         if state.frozen.loss == "squared_error":
             p = (np.clip(scores, -1.0, 1.0) + 1.0) / 2.0
             if p.shape[1] == 1:
