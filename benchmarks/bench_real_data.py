@@ -46,7 +46,7 @@ from _peers import (
     river_available,
 )
 from sklearn import datasets as skdata
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.decomposition import IncrementalPCA
 from sklearn.linear_model import Perceptron, SGDClassifier, SGDRegressor
 
@@ -220,6 +220,215 @@ def curve_streams(smoke):
     if smoke:
         return [Stream(s.name, s.X[:60]) for s in out[:1]]
     return out
+
+
+# ------------------------------------------ probabilities (imbalanced streams)
+# Prequential probabilities of the classifiers on imbalanced binary streams
+# and on the classification streams above: log-loss (against the running
+# class frequency's), ROC AUC, accuracy and expected calibration error, each
+# computed once over all the rows scored (every row predicted by the model
+# learned before its batch).
+
+
+def _subsample(X, y, positive, share, seed=0):
+    """``positive`` against the rest, the positives subsampled to ``share`` of the rows."""
+    rng = np.random.default_rng(seed)
+    y = (np.asarray(y) == positive).astype(int)
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    k = min(len(pos), max(5, round(share * len(neg) / (1 - share))))
+    keep = np.sort(np.concatenate([rng.choice(pos, k, replace=False), neg]))
+    return np.asarray(X, dtype=np.float64)[keep], y[keep]
+
+
+def imbalanced_streams(smoke):
+    from sklearn.datasets import make_classification
+
+    out = []
+    X, y = _bundled(skdata.load_breast_cancer)
+    out.append(Stream("breast_cancer, malignant 5 %", *_subsample(X, y, 0, 0.05)))
+    X, y = _bundled(skdata.load_wine)
+    out.append(Stream("wine, class 2 vs rest 10 %", *_subsample(X, y, 2, 0.10)))
+    X, y = _bundled(skdata.load_iris)
+    out.append(Stream("iris, versicolor vs rest 15 %", *_subsample(X, y, 1, 0.15)))
+    X, y = _bundled(skdata.load_digits)
+    out.append(Stream("digits, 0 vs rest (10 %)", X, (y == 0).astype(int)))
+    out.append(Stream("digits, 8 vs rest (10 %)", X, (y == 8).astype(int)))
+    for weight, seed in ((0.99, 1), (0.95, 2), (0.8, 3)):
+        X, y = make_classification(
+            2000, 20, n_informative=5, weights=[weight], flip_y=0.01, random_state=seed
+        )
+        out.append(Stream(f"generated, {100 * (1 - weight):.0f} % positives", X, y))
+    if smoke:
+        return [Stream(s.name, s.X[:200], s.y[:200]) for s in out[:2]]
+    return out
+
+
+class PrefixLogisticRegression(ClassifierMixin, BaseEstimator):
+    """Scaled ``LogisticRegression`` refitted on the prefix every ``every`` rows (reference)."""
+
+    def __init__(self, every=50):
+        self.every = every
+
+    def partial_fit(self, X, y, classes=None):
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        if not hasattr(self, "rows_"):
+            self.rows_, self.labels_, self.classes_, self.fitted_at_ = X, y, classes, -1
+        else:
+            self.rows_ = np.vstack([self.rows_, X])
+            self.labels_ = np.concatenate([self.labels_, y])
+        n = len(self.labels_)
+        if (self.fitted_at_ < 0 or n - self.fitted_at_ >= self.every) and len(
+            np.unique(self.labels_)
+        ) > 1:
+            model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+            self.model_ = model.fit(self.rows_, self.labels_)
+            self.fitted_at_ = n
+        return self
+
+    def predict_proba(self, X):
+        out = np.zeros((len(X), len(self.classes_)))
+        if not hasattr(self, "model_"):
+            out[:, np.searchsorted(self.classes_, self.labels_[0])] = 1.0
+            return 0.5 * out + 0.5 / len(self.classes_)
+        out[:, np.searchsorted(self.classes_, self.model_.classes_)] = self.model_.predict_proba(X)
+        return out
+
+
+def probability_methods():
+    methods = {
+        "RFDSONClassifier": ("skonline", skonline.RFDSONClassifier()),
+        "ScaleInvariantClassifier": ("skonline", skonline.ScaleInvariantClassifier()),
+        "RFDSON, paper's link": ("tuned", skonline.RFDSONClassifier(calibration=None)),
+        "SGD(log_loss) + scaler": (
+            "peer",
+            ScaledModel(SGDClassifier(loss="log_loss", random_state=0)),
+        ),
+    }
+    if river_available():  # optional: River is in the benchmark extra
+        methods["River LogReg"] = ("peer", RiverClassifier())
+    methods["LogReg refitted every 50 rows"] = ("reference", PrefixLogisticRegression())
+    return methods
+
+
+def expected_calibration_error(y, proba, classes, bins=10):
+    """ECE over ``bins`` equal-width bins of the top-class probability."""
+    top = proba.max(axis=1)
+    hit = classes[proba.argmax(axis=1)] == y
+    which = np.minimum((top * bins).astype(int), bins - 1)
+    return sum(
+        abs(top[which == b].mean() - hit[which == b].mean()) * np.sum(which == b)
+        for b in range(bins)
+        if np.any(which == b)
+    ) / len(y)
+
+
+def _probability_run(est, X, y, classes, batch_size):
+    """Prequential probabilities (rows after the first batch), and the running frequency's."""
+    proba, freq = [], []
+    counts = np.ones(len(classes))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for start in range(0, len(y), batch_size):
+            xb, yb = X[start : start + batch_size], y[start : start + batch_size]
+            if start and est is not None:
+                proba.append(est.predict_proba(xb))
+            if start:
+                freq.append(np.tile(counts / counts.sum(), (len(yb), 1)))
+            if est is not None:
+                est.partial_fit(xb, yb, classes=classes)
+            counts += np.bincount(np.searchsorted(classes, yb), minlength=len(classes))
+    return (np.vstack(proba) if proba else None), np.vstack(freq)
+
+
+def _probability_scores(y, proba, classes):
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    proba = np.clip(proba, 1e-15, 1.0)
+    proba = proba / proba.sum(axis=1, keepdims=True)
+    if len(classes) == 2:
+        auc = roc_auc_score(y, proba[:, 1])
+    else:
+        auc = roc_auc_score(y, proba, multi_class="ovr", labels=classes)
+    return {
+        "log_loss": log_loss(y, proba, labels=classes),
+        "roc_auc": auc,
+        "accuracy": float(np.mean(classes[proba.argmax(axis=1)] == y)),
+        "ece": expected_calibration_error(y, proba, classes),
+    }
+
+
+def evaluate_probabilities(streams, methods, n_orders, seed, batch_size=10):
+    """``{stream: {method: {metric: [values over orders]}}}``, the frequency under ``baseline``."""
+    table = {}
+    for stream in streams:
+        classes = np.unique(stream.y)
+        cells = {name: {} for name in [*methods, "baseline"]}
+        for label, order in _orders(stream, n_orders, seed, min_rows=0):
+            X, y = stream.X[order], np.asarray(stream.y)[order]
+            _, freq = _probability_run(None, X, y, classes, batch_size)
+            scored = y[batch_size:]
+            for metric, value in _probability_scores(scored, freq, classes).items():
+                cells["baseline"].setdefault(metric, []).append(value)
+            for name, (_, est) in methods.items():
+                t0 = time.perf_counter()
+                try:
+                    proba, _ = _probability_run(clone(est), X, y, classes, batch_size)
+                    values = _probability_scores(scored, proba, classes)
+                except Exception as err:  # reported, not hidden
+                    log(f"  {stream.name} / {label} / {name}: FAILED {type(err).__name__}: {err}")
+                    values = dict.fromkeys(("log_loss", "roc_auc", "accuracy", "ece"), np.nan)
+                for metric, value in values.items():
+                    cells[name].setdefault(metric, []).append(value)
+                log(
+                    f"  {stream.name} / {label} / {name}: log-loss {values['log_loss']:.4g} "
+                    f"({time.perf_counter() - t0:.1f} s)"
+                )
+        table[stream.name] = cells
+    return table
+
+
+def probability_markdown(table, methods):
+    names = [*methods, "baseline"]
+    lines = [
+        "### Probabilities (prequential log-loss / ROC AUC / accuracy / ECE, "
+        "mean over row orders; baseline: the running class frequency)",
+        "",
+        "| dataset | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    for stream, cells in table.items():
+        row = [
+            "{:.3f} / {:.3f} / {:.3f} / {:.3f}".format(
+                *(_mean(cells[n].get(m, [])) for m in ("log_loss", "roc_auc", "accuracy", "ece"))
+            )
+            for n in names
+        ]
+        lines.append(f"| {stream} | " + " | ".join(row) + " |")
+    lines.append("")
+    peers = [n for n, (kind, _) in methods.items() if kind in ("peer", "reference")]
+    for name, (kind, _) in methods.items():
+        if kind != "skonline":
+            continue
+        below, ll5, auc2, acc1 = 0, 0, 0, 0
+        for cells in table.values():
+            mine = {m: _mean(cells[name][m]) for m in ("log_loss", "roc_auc", "accuracy")}
+            best_ll = min(_mean(cells[p]["log_loss"]) for p in peers)
+            best_auc = max(_mean(cells[p]["roc_auc"]) for p in peers)
+            best_acc = max(_mean(cells[p]["accuracy"]) for p in peers)
+            below += mine["log_loss"] < _mean(cells["baseline"]["log_loss"])
+            ll5 += mine["log_loss"] <= 1.05 * best_ll
+            auc2 += mine["roc_auc"] >= best_auc - 0.02
+            acc1 += mine["accuracy"] >= best_acc - 0.01
+        n = len(table)
+        lines.append(
+            f"- **{name}**: log-loss below the class frequency's on {below} of {n}; "
+            f"within 5 % of the best peer's on {ll5}; ROC AUC within 2 points of the best "
+            f"peer on {auc2}; accuracy within 1 point on {acc1} (peers: {', '.join(peers)})."
+        )
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------- methods
@@ -556,7 +765,7 @@ def main(argv=None):
         parser.add_argument("--docs", type=Path, default=None, help="write .rst tables here")
         parser.add_argument(
             "--tasks",
-            default="classification,regression,regression_r2,transformers,curves",
+            default="classification,probabilities,regression,regression_r2,transformers,curves",
             help="comma-separated subset",
         )
 
@@ -623,6 +832,15 @@ def main(argv=None):
     chosen = [t.strip() for t in args.tasks.split(",") if t.strip()]
     sections = []
     for key in chosen:
+        if key == "probabilities":  # several metrics per cell: its own evaluation
+            log("Probabilities ...")
+            streams = imbalanced_streams(args.smoke) + classification_streams(args.smoke)
+            methods = probability_methods()
+            table = evaluate_probabilities(streams, methods, n_orders, args.seed)
+            text = probability_markdown(table, methods)
+            sections.append(text)
+            print(text, flush=True)
+            continue
         task = tasks[key]
         log(f"{task.title} ...")
         table = evaluate(task, n_orders, args.seed, 0 if args.smoke else MIN_SCORED_ROWS)

@@ -61,6 +61,7 @@ SHARED = {
     "rank_tol": ("rank",),
     "multi_class": ("one-vs-rest", "softmax", "multinomial"),
     "class_weight": ("weights of the classes",),
+    "calibration": ("temperature scaling",),
     "center_target": ("target",),
     "clip_predictions": ("targets learned so far",),
     "verbose": ("progress",),

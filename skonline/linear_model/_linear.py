@@ -48,9 +48,12 @@ __all__ = [
     "OnlineLinearBase",
     "OnlineLinearClassifierMixin",
     "OnlineLinearRegressorMixin",
+    "calibrated_probabilities",
     "class_weighted",
     "labels_from_scores",
+    "new_calibration",
     "probabilities_from_scores",
+    "temperature_pass",
 ]
 
 
@@ -73,6 +76,12 @@ class LinearState(OnlineState):
         The smallest and largest target learned so far (a regressor's; rows
         of weight 0 are not counted; ``None`` before the first):
         the range ``clip_predictions`` clips to.
+    calibration : ndarray of shape (2,) or None
+        A classifier's online calibration map (``calibration="temperature"``):
+        ``[a, h]``, the slope of ``σ(a f)`` (binary; ``softmax(a f)`` for
+        several classes) and the curvature ``h`` of its Newton steps
+        (:func:`temperature_pass`, run by the family's pass on the scores it
+        computed); ``None`` without calibration.
     """
 
     classes: np.ndarray | None = None
@@ -81,6 +90,90 @@ class LinearState(OnlineState):
     class_counts: np.ndarray | None = None
     target_min: float | None = None
     target_max: float | None = None
+    calibration: np.ndarray | None = None
+
+
+# ----------------------------------------------------------- calibration
+#: Prior of the calibration map: ``a = 1`` (the learner's own link) worth
+#: ``CALIBRATION_PRIOR`` in the curvature of its Newton steps.
+CALIBRATION_PRIOR = 1.0
+#: The slope ``a`` is kept at least this: the map stays increasing, so the
+#: probabilities rank the rows as the decision function does.
+MIN_SLOPE = 1e-6
+
+
+def new_calibration() -> np.ndarray:
+    """The initial map ``[a, h]``: the learner's own link (``a = 1``) and the prior."""
+    return np.array([1.0, CALIBRATION_PRIOR])
+
+
+def temperature_pass(
+    calibration: np.ndarray,
+    scores: np.ndarray,
+    T: np.ndarray,
+    sample_weight: np.ndarray,
+) -> np.ndarray:
+    """Online temperature scaling: one Newton step per row on the log-loss of ``a f``.
+
+    A pure kernel (``calibration`` is copied). The probabilities are
+    ``σ(a f)`` for a binary problem (one score ``f``) and ``softmax(a f)``
+    for several classes (one score per class). For each row, in order, with
+    ``c`` its weight and ``p`` those probabilities (the binary score ``f``
+    read as the pair ``(0, f)``)::
+
+        h += c Var_p(f),   a −= c (E_p[f] − f_y) / h
+
+    from ``a = 1`` and ``h = CALIBRATION_PRIOR`` (for a binary row,
+    ``Var_p(f) = p(1 − p) f²`` and ``E_p[f] − f_y = (p − y) f``): the online
+    Newton step of a one-parameter logistic regression, with ``a`` kept at
+    least ``MIN_SLOPE``. Row by row, so any split of the stream gives the
+    same map. The map has no intercept: ``a f`` keeps the sign (binary) and
+    the argmax of ``f``, so the most probable class is the predicted one.
+
+    Parameters
+    ----------
+    calibration : ndarray of shape (2,)
+        ``[a, h]`` (:func:`new_calibration`).
+    scores : ndarray of shape (n, K)
+        The rows' scores, each computed before its row was learned.
+    T : ndarray of shape (n, K)
+        Targets ``±1`` (one-vs-rest for several classes).
+    sample_weight : ndarray of shape (n,)
+        Positive row weights.
+
+    Returns
+    -------
+    calibration : ndarray of shape (2,)
+        The map after the rows.
+    """
+    a, h = (float(v) for v in calibration)
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(T) > 0
+    weights = np.asarray(sample_weight, dtype=np.float64).tolist()
+    if scores.shape[1] == 1:  # binary: σ(a f)
+        for f, y, c in zip(scores[:, 0].tolist(), positive[:, 0].tolist(), weights, strict=True):
+            if not math.isfinite(f):
+                continue
+            z = a * f
+            p = 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+            h += c * p * (1.0 - p) * f * f
+            a = max(a - c * (p - (1.0 if y else 0.0)) * f / h, MIN_SLOPE)
+        return np.array([a, h])
+    for f, y, c in zip(scores, positive, weights, strict=True):
+        if not np.all(np.isfinite(f)):
+            continue
+        z = a * f
+        e = np.exp(z - z.max())
+        p = e / e.sum()
+        mean = float(p @ f)
+        h += c * max(float(p @ (f * f)) - mean * mean, 0.0)
+        a = max(a - c * (mean - float(f[y].sum())) / h, MIN_SLOPE)
+    return np.array([a, h])
+
+
+def calibrated_probabilities(calibration: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``σ(a f)`` (binary) or ``softmax(a f)``: the map of :func:`temperature_pass`."""
+    return probabilities_from_scores(scores * calibration[0], multinomial=True)
 
 
 def labels_from_scores(
@@ -261,6 +354,13 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
 
     def _classes_from(self, y: Any) -> np.ndarray | None:  # regressors have no classes
         return None
+
+    def _new_state(self, X: Any, y: Any, **kwargs: Any) -> Any:
+        """The family's initial state, with a classifier's calibration map (if any)."""
+        state = super()._new_state(X, y, **kwargs)
+        if getattr(state.frozen, "calibration", None) == "temperature":
+            state.calibration = new_calibration()
+        return state
 
     def _weigh_rows(
         self, state: Any, y: Any, sample_weight: np.ndarray

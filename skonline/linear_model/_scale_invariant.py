@@ -28,7 +28,9 @@ from ._linear import (
     OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
+    calibrated_probabilities,
     probabilities_from_scores,
+    temperature_pass,
 )
 from ._scale_invariant_kernels import (
     MAX_EXPONENT,
@@ -91,6 +93,7 @@ class SIClassifierFrozen(ScaleInvariantFrozen):
 
     multi_class: str
     class_weight: dict | str | None
+    calibration: str | None
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,8 @@ class _BaseScaleInvariant(OnlineLinearBase):
             else:
                 new, predictions = coordinate_pass(state, X, T, sample_weight, **common)
             new.coef, new.intercept = coordinate_readout(new, potential_width=width)
+        if state.calibration is not None and X.shape[0]:  # the rows' scores before learning
+            new.calibration = temperature_pass(state.calibration, predictions, T, sample_weight)
         if new.n_clipped > state.n_clipped:
             warnings.warn(
                 f"the potential's exponent exceeded {MAX_EXPONENT:g} on "
@@ -340,6 +345,22 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         A weight ``c`` feeds ``clip(c · g, −1, 1)`` to the learner, as a
         sample weight does, so a large weight pulls at most with a unit
         gradient.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    calibration : {"temperature"} or None, default="temperature"
+        What :meth:`predict_proba` reads. ``"temperature"``: online
+        temperature scaling, ``P(y = 1 | f) = σ(a f)`` on the decision
+        function ``f`` (``softmax(a f)`` over the scores of several classes),
+        with the slope ``a > 0`` fitted by one Newton step per row on the
+        score the learner gave the row before learning it (from ``a = 1``;
+        sample and class weights count, as in a weighted logistic
+        regression). The learner's scores are those of an unregularised
+        online logistic regression, over-confident while it learns; the map
+        corrects them online, keeps the ranking of :meth:`decision_function`
+        and the class of :meth:`predict`. ``None``: the learner's own link.
+        The learner, ``decision_function`` and ``predict`` are the same
+        either way.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -528,6 +549,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         "loss": [StrOptions({"log_loss", "hinge"})],
         "multi_class": [StrOptions({"ovr", "multinomial"})],
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "calibration": [StrOptions({"temperature"}), None],
     }
 
     def __init__(
@@ -536,6 +558,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         *,
         loss="log_loss",
         class_weight=None,
+        calibration="temperature",
         potential_width=1.5,
         fit_intercept=True,
         max_iter=1,
@@ -552,6 +575,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         self.variant = variant
         self.loss = loss
         self.class_weight = class_weight
+        self.calibration = calibration
         self.potential_width = potential_width
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -583,9 +607,15 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
     def predict_proba(self, X):
         """Probability estimates (``loss="log_loss"``).
 
-        Binary: ``[1 − σ(f), σ(f)]`` with ``f`` the decision function;
-        one-vs-rest: ``σ(f_k)`` normalised to sum to one;
-        ``multi_class="multinomial"``: ``softmax(f)``.
+        ``calibration="temperature"`` (default): ``σ(a f)`` with ``f`` the
+        decision function and ``a`` the slope learned online from each row's
+        score before the row was learned; ``softmax(a f)`` over several
+        classes (one-vs-rest or multinomial). An increasing map, so the
+        rankings (ROC AUC) are those of :meth:`decision_function` and the
+        most probable class is the predicted one. ``calibration=None``: the learner's own
+        link; binary: ``[1 − σ(f), σ(f)]``; one-vs-rest: ``σ(f_k)``
+        normalised to sum to one; ``multi_class="multinomial"``:
+        ``softmax(f)``.
 
         Parameters
         ----------
@@ -598,6 +628,8 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
             Probability of each class, in the order of ``classes_``.
         """
         scores = self._raw_decision(X)
+        if self._state.calibration is not None:
+            return calibrated_probabilities(self._state.calibration, scores)
         return probabilities_from_scores(scores, multinomial=self._multinomial(self._state))
 
     @available_if(_has_proba)

