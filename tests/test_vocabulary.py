@@ -64,6 +64,7 @@ SHARED = {
     "calibration": ("temperature scaling",),
     "center_target": ("target",),
     "clip_predictions": ("targets learned so far",),
+    "forgetting_factor": ("drift", "memory of about"),
     "verbose": ("progress",),
     "scale_features": ("units",),
     "whiten": ("explained_variance_",),
