@@ -72,6 +72,9 @@ EXTENSIONS = [
     Extension("skonline.linear_model._loss", ["skonline/linear_model/_loss.pyx"]),
     Extension("skonline.linear_model._rows", ["skonline/linear_model/_rows.pyx"]),
     Extension(
+        "skonline.linear_model._calibration_fast", ["skonline/linear_model/_calibration_fast.pyx"]
+    ),
+    Extension(
         "skonline.linear_model._son_fast",
         ["skonline/linear_model/_son_fast.pyx"],
     ),

@@ -39,6 +39,7 @@ from ..base import (
     check_finite_magnitude,
 )
 from ..utils._sklearn_compat import _check_sample_weight, _fit_context
+from ._calibration_fast import temperature_steps
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -129,6 +130,8 @@ def temperature_pass(
     least ``MIN_SLOPE``. Row by row, so any split of the stream gives the
     same map. The map has no intercept: ``a f`` keeps the sign (binary) and
     the argmax of ``f``, so the most probable class is the predicted one.
+    The loop is compiled (``_calibration_fast``); the NumPy transcription
+    it is compared with lives in the tests.
 
     Parameters
     ----------
@@ -146,28 +149,17 @@ def temperature_pass(
     calibration : ndarray of shape (2,)
         The map after the rows.
     """
-    a, h = (float(v) for v in calibration)
-    scores = np.asarray(scores, dtype=np.float64)
-    positive = np.asarray(T) > 0
-    weights = np.asarray(sample_weight, dtype=np.float64).tolist()
-    if scores.shape[1] == 1:  # binary: σ(a f)
-        for f, y, c in zip(scores[:, 0].tolist(), positive[:, 0].tolist(), weights, strict=True):
-            if not math.isfinite(f):
-                continue
-            z = a * f
-            p = 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
-            h += c * p * (1.0 - p) * f * f
-            a = max(a - c * (p - (1.0 if y else 0.0)) * f / h, MIN_SLOPE)
-        return np.array([a, h])
-    for f, y, c in zip(scores, positive, weights, strict=True):
-        if not np.all(np.isfinite(f)):
-            continue
-        z = a * f
-        e = np.exp(z - z.max())
-        p = e / e.sum()
-        mean = float(p @ f)
-        h += c * max(float(p @ (f * f)) - mean * mean, 0.0)
-        a = max(a - c * (mean - float(f[y].sum())) / h, MIN_SLOPE)
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    positive = np.ascontiguousarray(np.asarray(T) > 0, dtype=np.uint8)
+    weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    if scores.ndim != 2 or positive.shape != scores.shape or weight.shape != scores.shape[:1]:
+        raise ValueError(
+            f"temperature_pass: scores {scores.shape}, targets {positive.shape} and "
+            f"weights {weight.shape} do not match."
+        )
+    a, h = temperature_steps(
+        float(calibration[0]), float(calibration[1]), scores, positive, weight, MIN_SLOPE
+    )
     return np.array([a, h])
 
 

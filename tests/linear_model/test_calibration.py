@@ -165,3 +165,35 @@ def test_binary_temperature_pass_is_the_online_newton_step():
         a = max(a - wi * (p - yi) * fi / h, 1e-6)
     out = temperature_pass(new_calibration(), f[:, None], (2 * y - 1)[:, None], w)
     np.testing.assert_allclose(out, [a, h], rtol=1e-10)
+
+
+@pytest.mark.parametrize("n_classes", [1, 3, 10])
+def test_compiled_temperature_pass_matches_the_numpy_transcription(n_classes):
+    from ._calibration_reference import temperature_pass_reference
+
+    rng = np.random.default_rng(n_classes)
+    n = 500
+    F = rng.standard_normal((n, n_classes)) * rng.uniform(0.1, 8.0, (n, 1))
+    F[::37] = np.inf  # rows with a non-finite score are skipped
+    labels = rng.integers(0, max(n_classes, 2), n)
+    T = -np.ones((n, n_classes))
+    if n_classes == 1:
+        T[labels == 1, 0] = 1.0
+    else:
+        T[np.arange(n), labels] = 1.0
+    w = rng.uniform(0.0, 3.0, n)
+    got = temperature_pass(new_calibration(), F, T, w)
+    want = temperature_pass_reference(new_calibration(), F, T, w)
+    if n_classes == 1:  # the same libm exp, the same operations in the same order
+        np.testing.assert_array_equal(got, want)
+    else:
+        # NumPy's exp and dot products round differently from the loop's: each row's
+        # step differs by a few ulps, carried through n rows of a contracting update
+        np.testing.assert_allclose(got, want, rtol=n * 16 * np.finfo(float).eps)
+
+
+def test_temperature_pass_refuses_mismatched_shapes():
+    with pytest.raises(ValueError, match="do not match"):
+        temperature_pass(new_calibration(), np.zeros((5, 2)), np.ones((4, 2)), np.ones(5))
+    with pytest.raises(ValueError, match="do not match"):
+        temperature_pass(new_calibration(), np.zeros((5, 1)), np.ones((5, 1)), np.ones(6))

@@ -1,0 +1,35 @@
+"""The NumPy transcription of the online temperature map, kept as the reference of
+the compiled loop (``skonline.linear_model._calibration_fast.temperature_steps``)."""
+
+import math
+
+import numpy as np
+
+MIN_SLOPE = 1e-6
+
+
+def temperature_pass_reference(calibration, scores, T, sample_weight):
+    """One Newton step per row on the log-loss of ``σ(a f)`` / ``softmax(a f)``."""
+    a, h = (float(v) for v in calibration)
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(T) > 0
+    weights = np.asarray(sample_weight, dtype=np.float64).tolist()
+    if scores.shape[1] == 1:  # binary: σ(a f)
+        for f, y, c in zip(scores[:, 0].tolist(), positive[:, 0].tolist(), weights, strict=True):
+            if not math.isfinite(f):
+                continue
+            z = a * f
+            p = 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+            h += c * p * (1.0 - p) * f * f
+            a = max(a - c * (p - (1.0 if y else 0.0)) * f / h, MIN_SLOPE)
+        return np.array([a, h])
+    for f, y, c in zip(scores, positive, weights, strict=True):
+        if not np.all(np.isfinite(f)):
+            continue
+        z = a * f
+        e = np.exp(z - z.max())
+        p = e / e.sum()
+        mean = float(p @ f)
+        h += c * max(float(p @ (f * f)) - mean * mean, 0.0)
+        a = max(a - c * (mean - float(f[y].sum())) / h, MIN_SLOPE)
+    return np.array([a, h])
