@@ -149,6 +149,21 @@ def test_a_terminal_without_tqdm_gets_the_lines(monkeypatch, no_tqdm):
     assert lines[-1].startswith("RFDSONRegressor epoch 3/3: 100% 60,000/60,000 rows [")
 
 
+def test_a_failing_prequential_run_closes_its_bar(monkeypatch):
+    # the bar was left open when a batch failed (closed by garbage collection)
+    from skonline.evaluation import prequential_score
+
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    X, y = _regression(2000)
+    X[1500] = np.nan
+    with pytest.raises(ValueError, match="batch 15 of the stream"):
+        prequential_score(RFDSONRegressor(), X, y, batch_size=100, verbose=1)
+    text = terminal.getvalue()
+    assert text.count("\n") == 1 and text.endswith("\n")  # closed once, where it stopped
+    assert "75%" in text.rstrip("\n").split("\r")[-1]  # the 15 batches before the failure
+
+
 def test_verbose_2_in_a_terminal_writes_epoch_lines_above_the_bar(monkeypatch):
     text = _fit_in_a_terminal(monkeypatch, 5000, max_iter=2, verbose=2)
     epochs = re.findall(r"RFDSONRegressor epoch (\d)/2: 5,000 rows, mean_loss=", text)
@@ -156,7 +171,6 @@ def test_verbose_2_in_a_terminal_writes_epoch_lines_above_the_bar(monkeypatch):
     assert "mean_loss=" in text.split("\r")[-1]  # the bar's last frame shows the loss
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 def _fit_in_a_pseudo_terminal(columns):
     """stderr of a verbose fit run in a pseudo-terminal ``columns`` wide."""
     pty = pytest.importorskip("pty")
@@ -200,6 +214,7 @@ def _fit_in_a_pseudo_terminal(columns):
     return b"".join(chunks).decode()
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 def test_a_fit_in_a_pseudo_terminal_shows_one_bar_with_an_eta():
     text = _fit_in_a_pseudo_terminal(100)
     assert text.count("\n") == 1 and text.endswith("\r\n")  # the terminal adds \r to \n
@@ -209,6 +224,7 @@ def test_a_fit_in_a_pseudo_terminal_shows_one_bar_with_an_eta():
     assert "100k/100k" in frames[-1] and ETA.search(frames[-1])
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 def test_a_pseudo_terminal_without_a_width_gets_the_lines():
     # a new pseudo-terminal reports 0 columns (some CI runners): tqdm drew an
     # empty bar there, and the fit showed nothing at all

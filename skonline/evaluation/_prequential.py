@@ -971,40 +971,40 @@ def prequential_score(
         if not several
         else f"prequential ({len(runs)} models)"
     )
-    progress = Progress(n_rows, desc=desc, verbose=verbose)
-    for i in itertools.count():
-        try:
-            Xb, yb = next(stream)
-        except StopIteration:
-            break
-        except Exception as err:
-            _raise_in_batch(err, i, first_row, None, "reading it from the stream", results())
-        n = _n_rows(Xb)
-        if n == 0:
-            continue
-        where = _where(i, first_row, n)
-        # every model scores the batch before any model learns it
-        errors = {}
-        for run in runs:
-            failure = run.score(Xb, yb, n, where, error_score)
-            if failure is not None:
-                errors[run.name] = (failure, "scoring")
-        for run in runs:
-            if run.name not in errors:
-                failure = run.learn(Xb, yb, n, where, error_score)
+    # a failure leaves the bar where it stopped (and writes no last line)
+    with Progress(n_rows, desc=desc, verbose=verbose) as progress:
+        for i in itertools.count():
+            try:
+                Xb, yb = next(stream)
+            except StopIteration:
+                break
+            except Exception as err:
+                _raise_in_batch(err, i, first_row, None, "reading it from the stream", results())
+            n = _n_rows(Xb)
+            if n == 0:
+                continue
+            where = _where(i, first_row, n)
+            # every model scores the batch before any model learns it
+            errors = {}
+            for run in runs:
+                failure = run.score(Xb, yb, n, where, error_score)
                 if failure is not None:
-                    errors[run.name] = (failure, "partial_fit")
-        for run in runs:
-            if run.name not in errors:
-                run.close(n)
-        if errors:  # error_score="raise": the other models completed the batch
-            name, (failure, phase) = next(iter(errors.items()))
-            if several:
-                phase = f"{phase} of the estimator {name!r}"
-            _raise_in_batch(failure, i, first_row, n, phase, results(), failed=list(errors))
-        first_row += n
-        progress.update(n, **dict(_running_score(run) for run in runs))
-    progress.close()
+                    errors[run.name] = (failure, "scoring")
+            for run in runs:
+                if run.name not in errors:
+                    failure = run.learn(Xb, yb, n, where, error_score)
+                    if failure is not None:
+                        errors[run.name] = (failure, "partial_fit")
+            for run in runs:
+                if run.name not in errors:
+                    run.close(n)
+            if errors:  # error_score="raise": the other models completed the batch
+                name, (failure, phase) = next(iter(errors.items()))
+                if several:
+                    phase = f"{phase} of the estimator {name!r}"
+                _raise_in_batch(failure, i, first_row, n, phase, results(), failed=list(errors))
+            first_row += n
+            progress.update(n, **dict(_running_score(run) for run in runs))
     if first_row == 0:
         raise ValueError("the stream is empty.")
     return results()
