@@ -304,12 +304,15 @@ def run_case(case: Case):
 
 
 # ------------------------------------------------------------- families
-def _calls(cases, label, make, inputs, fit, readout, clean, *, sweep="default"):
+def _calls(cases, label, make, inputs, fit, readout, clean, *, sweep="default", subset=None):
     """The fuzzed calls on every input: first partial_fit, partial_fit, fit, read-out.
 
     ``fit(est, X, first=...)`` feeds ``X`` (with matching targets), ``readout(est, X)``
-    reads the fitted estimator on ``X``, ``clean`` is a valid batch.
+    reads the fitted estimator on ``X``, ``clean`` is a valid batch. ``subset``: the
+    names of the inputs the default sweep runs (the slow sweep runs them all).
     """
+    if subset is not None and sweep == "default":
+        inputs = _subset(inputs, subset)
 
     def warm(est):
         fit(est, clean, first=True)
@@ -519,18 +522,16 @@ def family_pca(sweep):
             def make(cls=cls, kw=kw):
                 return cls(n_components=2, random_state=0, **kw)
 
-            inputs = {**dense, **sparse}
-            if i > 0 and sweep == "default":
-                inputs = _subset(inputs, SOME)
             _calls(
                 cases,
                 f"{cls.__name__}({kw})",
                 make,
-                inputs,
+                {**dense, **sparse},
                 _unsupervised_fit,
                 readout,
                 clean,
                 sweep=sweep,
+                subset=SOME if i > 0 else None,
             )
         for k in (1, N_FEATURES - 1, N_FEATURES):
             cases[f"{cls.__name__}(n_components={k})"] = Case(
@@ -567,18 +568,16 @@ def family_ovm(sweep):
         def make(kw=kw):
             return OnlineVarianceMinimizer(random_state=0, **kw)
 
-        inputs = {**dense, **sparse}
-        if i > 0 and sweep == "default":
-            inputs = _subset(inputs, SOME)
         _calls(
             cases,
             f"OnlineVarianceMinimizer({kw})",
             make,
-            inputs,
+            {**dense, **sparse},
             _unsupervised_fit,
             readout,
             clean,
             sweep=sweep,
+            subset=SOME if i > 0 else None,
         )
     d = N_FEATURES
     C = np.cov(clean.T)
@@ -630,22 +629,20 @@ def family_ovm(sweep):
         def make(kept=kept):
             return AdaptiveSubsetHedge(n_kept=kept, random_state=0)
 
-        inputs = (
-            hedge_inputs
-            if kept == 1 or sweep == "slow"
-            else _subset(
-                hedge_inputs, ("losses", "losses reversed", "one loss vector", "two experts")
-            )
-        )
         _calls(
             cases,
             f"AdaptiveSubsetHedge(n_kept={kept})",
             make,
-            inputs,
+            hedge_inputs,
             _unsupervised_fit,
             hedge_readout,
             L,
             sweep=sweep,
+            subset=(
+                None
+                if kept == 1
+                else ("losses", "losses reversed", "one loss vector", "two experts")
+            ),
         )
     for kept in (n_experts, n_experts + 3):  # no expert would pay
         cases[f"AdaptiveSubsetHedge(n_kept={kept})"] = Case(
@@ -698,10 +695,17 @@ def _supervised_family(estimators, sweep):
     Xs = _rng(1).standard_normal((n, N_FEATURES))
     As = sp.random(n, N_FEATURES, density=0.4, format="csr", random_state=1)
     for label, make, thorough, capacity in estimators:
-        inputs = {**dense, **sparse}
-        if not thorough and sweep == "default":
-            inputs = _subset(inputs, SUPERVISED_SOME)
-        _calls(cases, label, make, inputs, _supervised_fit, readout, clean, sweep=sweep)
+        _calls(
+            cases,
+            label,
+            make,
+            {**dense, **sparse},
+            _supervised_fit,
+            readout,
+            clean,
+            sweep=sweep,
+            subset=None if thorough else SUPERVISED_SOME,
+        )
         for wname, sw, valid in weights if thorough or sweep == "slow" else weights[:1]:
             for xname in ("dense", "csr"):
                 X = (dense if xname == "dense" else sparse)[xname][0]
@@ -848,11 +852,12 @@ def family_curve(sweep):
             cases,
             f"SequentialPrincipalCurve({kw})",
             make,
-            inputs if i == 0 or sweep == "slow" else _subset(inputs, SOME),
+            inputs,
             _unsupervised_fit,
             readout,
             clean,
             sweep=sweep,
+            subset=None if i == 0 else SOME,
         )
     return cases
 
