@@ -11,7 +11,13 @@ from skonline.linear_model._scale_invariant_fast import compiled_loss
 from skonline import RFDSONRegressor, ScaleInvariantRegressor
 
 from ._loss_reference import loss_and_derivative
-from .test_scale_invariant_theory import _close, _run, factor_condition, stream_rtol
+from .test_scale_invariant_theory import (
+    _close,
+    _run,
+    factor_condition,
+    stream_rtol,
+    textbook_alg2,
+)
 
 
 def test_defaults_are_unchanged():
@@ -32,20 +38,7 @@ def test_compiled_squared_error_is_the_table_unnormalised():
 
 def textbook_alg2_squared(X, Y, alpha):
     """Algorithm 2 literally (eq. 7) on the squared loss fed clip(2(p - y), -1, 1)."""
-    T, d = X.shape
-    S, h, gamma = np.zeros((d, d)), np.zeros(d), 0.0
-    preds = np.zeros(T)
-    for t in range(T):
-        x = X[t]
-        S += np.outer(x, x)
-        Sp = np.linalg.pinv(S, hermitian=True)
-        w = math.exp((h @ Sp @ h - gamma) / (2 * alpha)) / alpha * (Sp @ h)
-        p = w @ x
-        preds[t] = p
-        g = min(max(2.0 * (p - Y[t]), -1.0), 1.0)
-        h -= g * x
-        gamma += g * g * (x @ Sp @ x)
-    return preds
+    return textbook_alg2(X, Y, alpha, derivative=lambda p, y: 2.0 * (p - y))
 
 
 @pytest.mark.parametrize("seed", [0, 1])

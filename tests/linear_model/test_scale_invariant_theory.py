@@ -89,8 +89,15 @@ def textbook_alg1(X, Y, alpha, per_feature=False, weights=None, clip=True):
     return preds
 
 
-def textbook_alg2(X, Y, alpha, weights=None, clip=True):
-    """Algorithm 2 literally (eq. 7) with ``pinv(S_t)`` recomputed every step."""
+def _logistic_derivative(p, y):
+    return -y * expit(-y * p)
+
+
+def textbook_alg2(X, Y, alpha, weights=None, clip=True, derivative=_logistic_derivative):
+    """Algorithm 2 literally (eq. 7) with ``pinv(S_t)`` recomputed every step.
+
+    ``derivative(p, y)``: the loss's derivative in the prediction (logistic by default).
+    """
     T, d = X.shape
     weights = np.ones(T) if weights is None else weights
     S, h, gamma = np.zeros((d, d)), np.zeros(d), 0.0
@@ -102,7 +109,7 @@ def textbook_alg2(X, Y, alpha, weights=None, clip=True):
         w = math.exp((h @ Sp @ h - gamma) / (2 * alpha)) / alpha * (Sp @ h)
         p = w @ x
         preds[t] = p
-        g = _weighted_gradient(-Y[t] * expit(-Y[t] * p), weights[t], clip)
+        g = _weighted_gradient(derivative(p, Y[t]), weights[t], clip)
         h -= g * x
         gamma += g * g * (x @ Sp @ x)
     return preds
