@@ -22,9 +22,11 @@ skonline's estimators:
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.preprocessing import StandardScaler
+
+from skonline.pipeline import make_online_pipeline
 
 __all__ = [
     "PrefixCurve",
@@ -45,53 +47,9 @@ def river_available():
     return True
 
 
-class _ScaledBase(BaseEstimator):
-    def __init__(self, model):
-        self.model = model
-
-    def _scale(self, X):
-        # a constant column so far has scale 0: StandardScaler then divides by 1
-        return self.scaler_.transform(X)
-
-    def partial_fit(self, X, y=None, classes=None, sample_weight=None):
-        if not hasattr(self, "scaler_"):
-            self.scaler_ = StandardScaler()
-            self.model_ = clone(self.model)
-        self.scaler_.partial_fit(X)
-        kwargs = {} if classes is None else {"classes": classes}
-        self.model_.partial_fit(self._scale(X), y, **kwargs)
-        return self
-
-    def predict(self, X):
-        return self.model_.predict(self._scale(X))
-
-
-class ScaledClassifier(ClassifierMixin, _ScaledBase):
-    """``StandardScaler`` then a classifier, both partial-fitted on the prefix."""
-
-    @property
-    def classes_(self):
-        return self.model_.classes_
-
-    def decision_function(self, X):
-        return self.model_.decision_function(self._scale(X))
-
-    def __getattr__(self, name):
-        if name in ("predict_proba", "predict_log_proba") and "model_" in self.__dict__:
-            method = getattr(self.__dict__["model_"], name)
-            return lambda X: method(self._scale(X))
-        raise AttributeError(name)
-
-
-class ScaledRegressor(RegressorMixin, _ScaledBase):
-    """``StandardScaler`` then a regressor, both partial-fitted on the prefix."""
-
-
 def ScaledModel(model):
-    """``StandardScaler`` + ``model`` with ``partial_fit`` (a classifier or a regressor)."""
-    from sklearn.base import is_classifier
-
-    return ScaledClassifier(model) if is_classifier(model) else ScaledRegressor(model)
+    """``StandardScaler`` + ``model``, both partial-fitted on the prefix (an online pipeline)."""
+    return make_online_pipeline(StandardScaler(), model)
 
 
 class WindowPCA(TransformerMixin, BaseEstimator):

@@ -6,7 +6,6 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import load_breast_cancer, load_wine, make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import SGDClassifier
@@ -29,6 +28,7 @@ from skonline.linear_model._scale_invariant_kernels import (
     full_readout,
     init_state,
 )
+from skonline.pipeline import make_online_pipeline
 from skonline.utils.estimator_checks import check_online_estimator
 
 from ._scale_invariant_tolerances import EPS, coordinate_exponent, factor_condition, stream_rtol
@@ -832,19 +832,9 @@ def test_the_default_learners_do_not_need_scipys_python_dtrcon(monkeypatch):
 
 
 # ----------------------------------------------- collinear columns stored in float32
-class _StreamedScaledSGD(ClassifierMixin, BaseEstimator):
+def _streamed_scaled_sgd():
     """``StandardScaler`` then ``SGDClassifier``, both partial-fitted on the prefix."""
-
-    def partial_fit(self, X, y, classes=None):
-        if not hasattr(self, "scaler_"):
-            self.scaler_, self.sgd_ = StandardScaler(), SGDClassifier(random_state=0)
-        self.scaler_.partial_fit(X)
-        self.sgd_.partial_fit(self.scaler_.transform(X), y, classes=classes)
-        self.classes_ = self.sgd_.classes_
-        return self
-
-    def predict(self, X):
-        return self.sgd_.predict(self.scaler_.transform(X))
+    return make_online_pipeline(StandardScaler(), SGDClassifier(random_state=0))
 
 
 def _collinear_float32(X, seed, spread=2.0):
@@ -887,7 +877,7 @@ def _assert_no_row_refused_and_as_accurate_as_without_them(name, seed, spread=2.
         stream = prequential_score(ScaleInvariantClassifier(), X_clean[order], yo, batch_size=10)
         clean.append(stream.cumulative_accuracy[-1])
         sgd.append(
-            prequential_score(_StreamedScaledSGD(), Xo, yo, batch_size=10).cumulative_accuracy[-1]
+            prequential_score(_streamed_scaled_sgd(), Xo, yo, batch_size=10).cumulative_accuracy[-1]
         )
     # columns in the span change nothing in exact arithmetic (Algorithm 2 is invariant
     # to them): within 1 point of the same learner on the rows without them
