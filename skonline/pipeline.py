@@ -356,6 +356,40 @@ class OnlinePipeline(Pipeline):
             router.add(method_mapping=mapping, **{name: step})
         return router
 
+    def set_params(self, **params):
+        """Set the parameters of the pipeline and its steps, all or none.
+
+        As :meth:`sklearn.pipeline.Pipeline.set_params`, except that an
+        invalid name leaves every parameter as it was (scikit-learn's sets the
+        steps' parameters met before it).
+
+        Parameters
+        ----------
+        **params : dict
+            Pipeline parameters, step replacements (``<step>=estimator``) and
+            step parameters (``<step>__<parameter>``).
+
+        Returns
+        -------
+        self : OnlinePipeline
+            This pipeline.
+        """
+        valid = self.get_params(deep=True)
+        for key in params:
+            step, _, nested = key.partition("__")
+            if nested and step in params:  # a parameter of the step that replaces it
+                known = hasattr(params[step], "get_params") and (
+                    nested in params[step].get_params(deep=True)
+                )
+            else:
+                known = key in valid
+            if not known:
+                raise ValueError(
+                    f"Invalid parameter {key!r} for estimator {self}. Valid parameters "
+                    f"are: {sorted(self.get_params(deep=False))!r}."
+                )
+        return super().set_params(**params)
+
     # ----------------------------------------------------------- learning
     def _learn(
         self,

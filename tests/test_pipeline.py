@@ -477,3 +477,48 @@ def test_it_is_a_scikit_learn_pipeline(cancer):
         pipe.partial_fit(X, y)
     assert out.getvalue() == ""  # once per batch would be noise
     assert pipe.score(X, y) == pytest.approx(np.mean(pipe.predict(X) == y))
+
+
+# ------------------------------------------- skonline's online checks that apply
+# The pipeline keeps its learned steps, not one state object, so the checks that
+# read ``_state`` / ``_partial_fit_state`` / the frozen record do not apply; and a
+# scaler's statistics depend on where the stream is split (documented above), so
+# the split check does not either. The others are the state contract.
+_PIPELINE_ONLINE_CHECKS = [
+    "check_bad_input_keeps_state",
+    "check_constant_memory",
+    "check_fit_resets",
+    "check_methods_leave_state",
+    "check_pickle_resume",
+    "check_pipeline_and_grid_search",
+    "check_read_outs_ignore_params",
+    "check_set_params_all_or_none",
+]
+
+
+@pytest.mark.parametrize("check_name", _PIPELINE_ONLINE_CHECKS)
+@pytest.mark.parametrize(
+    "pipeline",
+    [
+        make_online_pipeline(StandardScaler(), RFDSONClassifier()),
+        make_online_pipeline(StandardScaler(), ScaleInvariantRegressor()),
+    ],
+    ids=lambda p: "+".join(name for name, _ in p.steps),
+)
+def test_online_checks_that_apply_to_a_pipeline(pipeline, check_name):
+    from skonline.utils import estimator_checks
+
+    getattr(estimator_checks, check_name)(type(pipeline).__name__, clone(pipeline))
+
+
+def test_a_failed_set_params_changes_no_step():
+    # scikit-learn's Pipeline.set_params sets the parameters met before an invalid
+    # name (here ``memory`` and the scaler's ``with_mean``), then raises
+    pipe = make_online_pipeline(StandardScaler(), RFDSONClassifier())
+    before = pickle.dumps(pipe.get_params(deep=True))
+    with pytest.raises(ValueError, match="Invalid parameter 'nope'"):
+        pipe.set_params(memory=None, standardscaler__with_mean=False, nope=1)
+    assert pickle.dumps(pipe.get_params(deep=True)) == before
+    # replacing a step and setting the new step's parameter in one call still works
+    pipe.set_params(standardscaler=MaxAbsScaler(), standardscaler__copy=False)
+    assert isinstance(pipe.steps[0][1], MaxAbsScaler) and pipe.steps[0][1].copy is False
