@@ -34,10 +34,12 @@ it returns a new state and never writes into the one it is given.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.linalg.blas import dger
 
 from ..base import OnlineState
 from ..utils._rows import dense_row_blocks, prepare_rows
@@ -338,7 +340,7 @@ def scatter_weight(t: int, center: bool, mean_prior: float) -> float:
     ``(x_t - m_(t-1))(x_t - m_(t-1))ᵀ`` is exactly the scatter about the mean
     of all rows (Welford). Otherwise (uncentred, or the mean clamped) 1.
     """
-    if center and not np.isinf(mean_prior):
+    if center and not math.isinf(mean_prior):
         return (mean_prior + t - 1.0) / (mean_prior + t)
     return 1.0
 
@@ -466,13 +468,15 @@ def density_pass(
                         gamma = np.append(gamma, 0.0)
                 n_bulk = n - B.shape[1]
                 counts = np.r_[np.ones(B.shape[1]), n_bulk] if n_bulk else None
-                coords = (R @ z) * scale_t  # the row in the coordinates of B, unscaled
+                to_coords = R  # (R z) scale_t: the row in the coordinates of B, unscaled
             else:
                 z = U.T @ yv
                 n_bulk, counts = 0, None
-                coords = raw
-            if c:
-                scatter = scatter + c * np.outer(coords, coords)
+                to_coords = None
+            if c and z.size:  # S += c yyᵀ in place on the pass's own copy (BLAS), symmetric
+                root = math.sqrt(c)
+                u = root * raw if to_coords is None else (root * scale_t) * (to_coords @ z)
+                scatter = dger(1.0, u, u, a=scatter.T, overwrite_a=True).T
             w = np.exp(log_w)
             z2 = z * z
             exp_losses[start + i] = d * float(w @ z2)
