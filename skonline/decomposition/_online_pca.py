@@ -563,7 +563,10 @@ class _BaseOnlinePCA(
 
         ``vᵀSv / (n_samples_seen_ - 1)`` with ``S`` the scatter of the rows
         seen about their mean (uncentred: ``Σ x xᵀ / n_samples_seen_``), in
-        the data's units: the rows before ``row_norm="scale"`` divides them.
+        the data's units: the rows before ``row_norm="scale"`` divides them
+        (with ``row_norm="clip"``, the clipped rows). All the rows seen weigh
+        the same: after a switch the components follow the new regime while
+        the variances still average over the old ones.
         """
         return self._variances()[0]
 
