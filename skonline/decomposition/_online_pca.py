@@ -37,6 +37,7 @@ from ._online_pca_kernels import (
     full_log_eigenvalues,
     init_density_state,
     quadratic_form,
+    scatter_along,
     theory_adaptive_parameters,
 )
 
@@ -454,16 +455,21 @@ class _BaseOnlinePCA(
             return X - self._fitted_state().mean
         return X
 
-    def expected_loss(self, X):
+    def expected_loss(self, X, *, prepared=True):
         """Expected compression loss ``(n-k) x̃ᵀWx̃`` of each row; no state change.
 
-        ``x̃`` is the row as ``partial_fit`` would use it (``row_norm``
-        applied, centred by ``mean_`` when the mean is learned).
+        The quantity the regret bounds are about, for a frozen ``W``.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             The rows to score.
+        prepared : bool, default=True
+            ``True``: ``x̃`` is the row as ``partial_fit`` would use it
+            (``row_norm`` applied, centred by ``mean_`` when the mean is
+            learned). ``False``: the row as given, centred by ``mean_`` (no
+            ``row_norm``; before 0.1.0 this, negated, was
+            :meth:`score_samples`).
 
         Returns
         -------
@@ -476,12 +482,15 @@ class _BaseOnlinePCA(
         out = np.empty(X.shape[0])
         d = self.n_features_in_ - self.n_components_
         for start, block in dense_row_blocks(X):
-            check_row_norms(block, row_norm)
-            Y = self._center(prepare_rows(block, row_norm))
-            if row_norm == "scale":  # the scale partial_fit would use for the row
-                norms = np.sqrt(np.einsum("ij,ij->i", Y, Y))
-                scale = np.maximum(norms, state.max_fed_norm)
-                Y = Y / np.where(scale > 0, scale, 1.0)[:, None]
+            if not prepared:
+                Y = self._center(block)
+            else:
+                check_row_norms(block, row_norm)
+                Y = self._center(prepare_rows(block, row_norm))
+                if row_norm == "scale":  # the scale partial_fit would use for the row
+                    norms = np.sqrt(np.einsum("ij,ij->i", Y, Y))
+                    scale = np.maximum(norms, state.max_fed_norm)
+                    Y = Y / np.where(scale > 0, scale, 1.0)[:, None]
             out[start : start + block.shape[0]] = d * quadratic_form(state, Y)
         return out
 
@@ -535,12 +544,105 @@ class _BaseOnlinePCA(
             out += self._fitted_state().mean
         return out
 
-    def score_samples(self, X):
-        """Negative expected compression loss of each raw row under the current ``W``.
+    # ------------------------------------------------- variance read-outs
+    def _variance_denominator(self):
+        """Rows seen, minus one when the mean is learned (as IncrementalPCA divides)."""
+        t = self._fitted_state().n_samples_seen
+        return max(t - 1 if self._is_centered() else t, 1)
 
-        ``-(n-k) (x - mean_)ᵀ W (x - mean_)`` on the rows as given (no
-        ``row_norm``): the quantity the regret bounds are about, for a frozen
-        ``W``. Greater is better.
+    def _variances(self):
+        """``(explained, total)``: the variances along ``components_`` and in all directions."""
+        state = self._fitted_state()
+        denominator = self._variance_denominator()
+        explained = scatter_along(state, self.components_.T) / denominator
+        return np.maximum(explained, 0.0), max(float(np.trace(state.scatter)), 0.0) / denominator
+
+    @property
+    def explained_variance_(self):
+        """Variance of the rows seen along each of ``components_``.
+
+        ``vᵀSv / (n_samples_seen_ - 1)`` with ``S`` the scatter of the rows
+        seen about their mean (uncentred: ``Σ x xᵀ / n_samples_seen_``), in
+        the data's units: the rows before ``row_norm="scale"`` divides them
+        (with ``row_norm="clip"``, the clipped rows). All the rows seen weigh
+        the same: after a switch the components follow the new regime while
+        the variances still average over the old ones.
+        """
+        return self._variances()[0]
+
+    @property
+    def explained_variance_ratio_(self):
+        """``explained_variance_`` over the total variance of the rows seen (0 if none)."""
+        explained, total = self._variances()
+        return explained / total if total > 0 else np.zeros_like(explained)
+
+    @property
+    def noise_variance_(self):
+        """The variance left per discarded direction: (total − explained) / (n − k).
+
+        The isotropic noise of the probabilistic-PCA model of
+        :meth:`score_samples` (Tipping & Bishop, as IncrementalPCA's).
+        """
+        explained, total = self._variances()
+        n = self.n_features_in_
+        return max(total - float(explained.sum()), 0.0) / (n - self.n_components_)
+
+    def _ppca_variances(self):
+        """The model's variances: along ``components_`` and off them (at least the noise).
+
+        Floored at the smallest positive float so that the likelihood of a
+        degenerate stream (a single row, an exactly low-rank one) is defined.
+        """
+        tiny = np.finfo(np.float64).tiny
+        noise = max(self.noise_variance_, tiny)
+        return np.maximum(self.explained_variance_, noise), noise
+
+    def get_covariance(self):
+        """The probabilistic-PCA covariance ``Vᵀ diag(λ − σ²) V + σ² I``.
+
+        ``V`` = ``components_``, ``λ`` = ``explained_variance_`` (at least
+        ``σ²``), ``σ²`` = ``noise_variance_``, as
+        :meth:`sklearn.decomposition.PCA.get_covariance`.
+
+        Returns
+        -------
+        cov : ndarray of shape (n_features, n_features)
+            The estimated covariance of the data.
+        """
+        lam, noise = self._ppca_variances()
+        V = self.components_
+        cov = (V.T * (lam - noise)) @ V
+        cov.flat[:: cov.shape[0] + 1] += noise
+        return cov
+
+    def get_precision(self):
+        """The inverse of :meth:`get_covariance`, in closed form.
+
+        ``V`` has orthonormal rows, so ``(Vᵀ D V + σ² I)⁻¹ =
+        I/σ² − Vᵀ diag(D / (σ² (D + σ²))) V``.
+
+        Returns
+        -------
+        precision : ndarray of shape (n_features, n_features)
+            The estimated precision of the data.
+        """
+        lam, noise = self._ppca_variances()
+        V = self.components_
+        precision = -(V.T * ((lam - noise) / (noise * lam))) @ V
+        precision.flat[:: precision.shape[0] + 1] += 1.0 / noise
+        return precision
+
+    def score_samples(self, X):
+        """Log-likelihood of each row under the probabilistic-PCA model.
+
+        Tipping & Bishop's model with ``components_`` as the principal axes,
+        ``explained_variance_`` along them and ``noise_variance_`` in every
+        other direction, centred at ``mean_`` (:meth:`get_covariance`); the
+        score of :meth:`sklearn.decomposition.PCA.score_samples`. Unlike the
+        compression loss, it does not always prefer more components, so it
+        can choose ``n_components`` (e.g. in ``GridSearchCV``). The expected
+        compression loss, the regret bounds' quantity, is
+        :meth:`expected_loss`.
 
         Parameters
         ----------
@@ -549,19 +651,25 @@ class _BaseOnlinePCA(
 
         Returns
         -------
-        scores : ndarray of shape (n_samples,)
-            The negative expected loss of each row.
+        log_likelihood : ndarray of shape (n_samples,)
+            The log-likelihood of each row; greater is better.
         """
         X = self._validate_predict(X)
-        state = self._fitted_state()
+        lam, noise = self._ppca_variances()
+        V = self.components_
+        n = self.n_features_in_
+        log_norm = n * np.log(2 * np.pi) + np.log(lam).sum() + (n - lam.size) * np.log(noise)
         out = np.empty(X.shape[0])
-        d = self.n_features_in_ - self.n_components_
         for start, block in dense_row_blocks(X):
-            out[start : start + block.shape[0]] = -d * quadratic_form(state, self._center(block))
+            Y = self._center(block)
+            Z = Y @ V.T
+            rest = np.maximum(np.einsum("ij,ij->i", Y, Y) - np.einsum("ij,ij->i", Z, Z), 0.0)
+            quad = (Z * Z) @ (1.0 / lam) + rest / noise
+            out[start : start + block.shape[0]] = -0.5 * (quad + log_norm)
         return out
 
     def score(self, X, y=None):
-        """Mean of :meth:`score_samples` (negative mean expected compression loss).
+        """Mean of :meth:`score_samples`: the average probabilistic-PCA log-likelihood.
 
         Parameters
         ----------
@@ -573,7 +681,7 @@ class _BaseOnlinePCA(
         Returns
         -------
         score : float
-            The negative mean expected loss; greater is better.
+            The average log-likelihood of the rows; greater is better.
         """
         return float(np.mean(self.score_samples(X)))
 
@@ -770,6 +878,19 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
     components_ : ndarray of shape (n_components, n_features)
         Kept directions: the eigenvectors of ``W`` with the ``k`` smallest
         eigenvalues, in ascending order, sign-fixed (largest entry positive).
+
+    explained_variance_ : ndarray of shape (n_components,)
+        Variance of the rows seen along each of ``components_`` (their scatter
+        about the mean over ``n_samples_seen_ - 1``; uncentred, the second
+        moment), in the data's units.
+
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        ``explained_variance_`` over the total variance of the rows seen.
+
+    noise_variance_ : float
+        The variance left per discarded direction; with
+        ``explained_variance_`` it defines the probabilistic-PCA model of
+        :meth:`score_samples` and :meth:`get_covariance`.
 
     density_eigenvalues_ : ndarray of shape (n_features,)
         Eigenvalues of ``W``, ascending (``density_log_eigenvalues_`` holds
@@ -1112,6 +1233,19 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
     components_ : ndarray of shape (n_components, n_features)
         Kept directions: the eigenvectors of ``W`` with the ``k`` smallest
         eigenvalues, in ascending order, sign-fixed (largest entry positive).
+
+    explained_variance_ : ndarray of shape (n_components,)
+        Variance of the rows seen along each of ``components_`` (their scatter
+        about the mean over ``n_samples_seen_ - 1``; uncentred, the second
+        moment), in the data's units.
+
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        ``explained_variance_`` over the total variance of the rows seen.
+
+    noise_variance_ : float
+        The variance left per discarded direction; with
+        ``explained_variance_`` it defines the probabilistic-PCA model of
+        :meth:`score_samples` and :meth:`get_covariance`.
 
     density_eigenvalues_ : ndarray of shape (n_features,)
         Eigenvalues of ``W``, ascending (``density_log_eigenvalues_`` holds

@@ -34,10 +34,12 @@ it returns a new state and never writes into the one it is given.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.linalg.blas import dger
 
 from ..base import OnlineState
 from ..utils._rows import dense_row_blocks, prepare_rows
@@ -54,6 +56,8 @@ __all__ = [
     "init_density_state",
     "quadratic_form",
     "reorthonormalized",
+    "scatter_along",
+    "scatter_weight",
     "theory_adaptive_parameters",
     "theory_static_learning_rate",
 ]
@@ -120,6 +124,14 @@ class DensityState(OnlineState):
     gamma : ndarray or None
         Cumulative update only: the eigenvalues of the scatter ``C`` in the
         same eigenbasis (0 on the bulk).
+    scatter : ndarray of shape (n, n) or (m, m)
+        The scatter ``sum_t c_t y_t y_tᵀ`` of the rows as the update sees them
+        before ``row_norm="scale"`` divides them (centred by the previous mean
+        when the mean is learned; ``c_t`` the weight of :func:`scatter_weight`,
+        so that it is the exactly centred scatter): in the standard basis
+        (dense form) or in the coordinates of ``basis`` (bulk form). The
+        variance read-outs (explained variance, the probabilistic-PCA
+        likelihood) come from it.
     mean : ndarray of shape (n,)
         The learned mean ``m^t`` (zeros when the mean is not learned).
     past_sum : ndarray of shape (n, n) or None
@@ -152,6 +164,7 @@ class DensityState(OnlineState):
     rotation: np.ndarray | None = None
     log_bulk: float = 0.0
     gamma: np.ndarray | None = None
+    scatter: np.ndarray
     mean: np.ndarray
     past_sum: np.ndarray | None = None
     avg_sum: np.ndarray | None = None
@@ -191,6 +204,7 @@ def init_density_state(
         rotation=np.zeros((0, 0)) if bulk else None,
         log_w=np.zeros(0) if bulk else np.full(n, -np.log(n)),
         gamma=(np.zeros(0) if bulk else np.zeros(n)) if cumulative else None,
+        scatter=np.zeros((0, 0)) if bulk else np.zeros((n, n)),
         log_bulk=-np.log(n),
         mean=np.zeros(n) if mean is None else np.array(mean, dtype=np.float64),
         past_sum=np.eye(n) / n if past_mixing else None,
@@ -287,6 +301,12 @@ def quadratic_form(state: DensityState, Y: np.ndarray) -> np.ndarray:
     return (Z * Z) @ w + np.exp(state.log_bulk) * rest
 
 
+def scatter_along(state: DensityState, V: np.ndarray) -> np.ndarray:
+    """``vᵀSv`` for each column ``v`` of ``V`` (n × k), ``S`` the state's scatter."""
+    P = V if state.basis is None else state.basis.T @ V
+    return np.einsum("ij,ij->j", P, state.scatter @ P)
+
+
 def past_mixing_step(
     U: np.ndarray,
     log_w: np.ndarray,
@@ -312,6 +332,19 @@ def past_mixing_step(
 
 
 # ---------------------------------------------------------------------- pass
+def scatter_weight(t: int, center: bool, mean_prior: float) -> float:
+    """Weight of row ``t`` (1-based) in the scatter, centred by the mean before it.
+
+    Learning the mean (Warmuth & Kuzmin eq. 16), ``(p + t - 1)/(p + t)`` with
+    ``p`` the mean's prior pseudo-count: with ``p = 0`` the weighted sum of
+    ``(x_t - m_(t-1))(x_t - m_(t-1))ᵀ`` is exactly the scatter about the mean
+    of all rows (Welford). Otherwise (uncentred, or the mean clamped) 1.
+    """
+    if center and not math.isinf(mean_prior):
+        return (mean_prior + t - 1.0) / (mean_prior + t)
+    return 1.0
+
+
 def density_pass(
     state: DensityState,
     X: Any,
@@ -399,7 +432,7 @@ def density_pass(
     U, log_w, gamma = new.U, new.log_w, new.gamma
     B, R, log_bulk = new.basis, new.rotation, new.log_bulk
     past_sum, avg_sum = new.past_sum, new.avg_sum
-    mean, rng = new.mean, new.rng
+    mean, rng, scatter = new.mean, new.rng, new.scatter
     realized = rng is not None
     method = "secular" if solver == "secular" else "eigh"
     shares = {"share_before_cap": share_before_cap, "share_after_cap": share_after_cap}
@@ -417,10 +450,11 @@ def density_pass(
         block = prepare_rows(block, row_norm)
         for i, x in enumerate(block):
             t += 1
-            yv = x - mean if center else x
-            fed_max = max(fed_max, float(np.sqrt(yv @ yv)))
-            if scale and fed_max > 0:  # the largest row so far has norm 1
-                yv = yv / fed_max
+            raw = x - mean if center else x
+            fed_max = max(fed_max, float(np.sqrt(raw @ raw)))
+            scale_t = fed_max if scale and fed_max > 0 else 1.0
+            yv = raw / scale_t if scale_t != 1.0 else raw  # "scale": the largest has norm 1
+            c = scatter_weight(t, center, prior)
             if center and not np.isinf(prior):  # m_t, after the row used m_{t-1}
                 mean = mean - (mean - x) / (prior + t)
             if bulk:
@@ -429,13 +463,20 @@ def density_pass(
                     method = "secular" if B.shape[1] >= SECULAR_MIN_SPAN else "eigh"
                 if grew:
                     log_w = np.append(log_w, log_bulk)
+                    scatter = np.pad(scatter, ((0, 1), (0, 1)))
                     if cumulative:
                         gamma = np.append(gamma, 0.0)
                 n_bulk = n - B.shape[1]
                 counts = np.r_[np.ones(B.shape[1]), n_bulk] if n_bulk else None
+                to_coords = R  # (R z) scale_t: the row in the coordinates of B, unscaled
             else:
                 z = U.T @ yv
                 n_bulk, counts = 0, None
+                to_coords = None
+            if c and z.size:  # S += c yyᵀ in place on the pass's own copy (BLAS), symmetric
+                root = math.sqrt(c)
+                u = root * raw if to_coords is None else (root * scale_t) * (to_coords @ z)
+                scatter = dger(1.0, u, u, a=scatter.T, overwrite_a=True).T
             w = np.exp(log_w)
             z2 = z * z
             exp_losses[start + i] = d * float(w @ z2)
@@ -450,9 +491,6 @@ def density_pass(
             if avg_sum is not None:
                 avg_sum = avg_sum + dense_from_eigen(U, w)
             if cumulative:
-                c = 1.0
-                if center and not np.isinf(prior):
-                    c = (prior + t - 1.0) / (prior + t)
                 if bulk:
                     R, gamma = meg_eigen_step(R, gamma, -c, z=z, method=method)
                 else:
@@ -488,6 +526,7 @@ def density_pass(
         U=U,
         log_w=log_w,
         gamma=gamma,
+        scatter=scatter,
         basis=B,
         rotation=R,
         log_bulk=log_bulk,

@@ -17,6 +17,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_array
 from sklearn.utils.extmath import safe_sparse_dot
 
 from ..base import (
@@ -459,6 +460,34 @@ class OnlineVarianceMinimizer(
         X = self._validate_predict(X)
         y = self.direction_
         return np.asarray(safe_sparse_dot(X, y[:, None], dense_output=True), dtype=np.float64)
+
+    def inverse_transform(self, X):
+        """Map coordinates back to the line along ``direction_``: ``z y / ||y||²``.
+
+        The row of least norm whose :meth:`transform` is ``z``; for the
+        sphere ``||y|| = 1``, so it is ``z y``, the projection of a row onto
+        ``direction_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, 1)
+            Coordinates along ``direction_`` (the output of :meth:`transform`).
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+            The points of the line through the origin along ``direction_``
+            with these coordinates.
+        """
+        self._check_fitted()
+        X = check_array(X, dtype=[np.float64, np.float32])
+        if X.shape[1] != 1:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but inverse_transform expects 1 "
+                "(the coordinate along direction_)."
+            )
+        y = self.direction_
+        return np.asarray(X, dtype=np.float64) @ (y / (y @ y))[None, :]
 
     def score_samples(self, X):
         """``-(x·y)²`` per row: the negative variance paid with ``y = direction_``.

@@ -277,7 +277,7 @@ def test_expected_loss_matches_bookkeeping_and_leaves_state():
     est.partial_fit(X[50:51])
     assert est.cumulative_loss_ - c0 == pytest.approx(pred, rel=1e-12)
     np.testing.assert_allclose(
-        -est.score_samples(X[:5]), est.expected_loss(X[:5]), rtol=1e-12
+        est.expected_loss(X[:5], prepared=False), est.expected_loss(X[:5]), rtol=1e-12
     )  # rows of norm <= 1: raw = prepared
 
 
@@ -966,3 +966,93 @@ def test_centred_incremental_update_is_the_update_on_centred_rows():
         plain = cls(center=False, **kw, **extra).fit(Y)
         np.testing.assert_allclose(centred.loss_history_, plain.loss_history_, rtol=1e-10)
         np.testing.assert_allclose(centred.density_matrix_, plain.density_matrix_, atol=1e-12)
+
+
+# ------------------------------------------------- variance read-outs, score
+VARIANCE_ESTIMATORS = [
+    AdaptiveOnlinePCA(n_components=2),
+    AdaptiveOnlinePCA(n_components=2, solver="dense"),
+    AdaptiveOnlinePCA(n_components=3, center=False, row_norm="clip"),
+    RandomizedOnlinePCA(n_components=2, update="cumulative"),
+]
+
+
+def spread_stream(seed, n_rows=300, n=8, scales=(5.0, 3.0, 1.0), noise=0.5, shift=2.0):
+    rng = np.random.default_rng(seed)
+    spread = np.r_[scales, np.full(n - len(scales), noise)]
+    return (
+        rng.standard_normal((n_rows, n)) * spread @ np.linalg.qr(rng.standard_normal((n, n)))[0]
+        + shift
+    )
+
+
+@pytest.mark.parametrize("est", VARIANCE_ESTIMATORS, ids=repr)
+def test_explained_variance_is_the_scatter_along_the_components(est):
+    X = spread_stream(0)
+    if est.row_norm == "clip":
+        X = X / 40  # rows of norm below 1: the clipped rows are the rows
+        assert np.linalg.norm(X, axis=1).max() < 1
+    est.fit(X)
+    V = est.components_
+    Xc = X - X.mean(axis=0) if est.center else X
+    dof = len(X) - 1 if est.center else len(X)
+    expected = np.einsum("ij,ij->j", V.T, Xc.T @ Xc @ V.T) / dof
+    np.testing.assert_allclose(est.explained_variance_, expected, rtol=1e-10)
+    total = np.sum(Xc**2) / dof
+    np.testing.assert_allclose(est.explained_variance_ratio_, expected / total, rtol=1e-10)
+    k, n = V.shape
+    np.testing.assert_allclose(est.noise_variance_, (total - expected.sum()) / (n - k), rtol=1e-10)
+    # the learner found the top directions: close to PCA's ratio
+    top = np.linalg.eigvalsh(Xc.T @ Xc)[::-1][:k] / np.sum(Xc**2)
+    assert est.explained_variance_ratio_.sum() > 0.95 * top.sum()
+
+
+def test_explained_variance_is_in_the_data_units():
+    X = spread_stream(1)
+    small = AdaptiveOnlinePCA(n_components=2).fit(X)
+    large = AdaptiveOnlinePCA(n_components=2).fit(1e3 * X)  # row_norm="scale": the same W
+    np.testing.assert_allclose(large.explained_variance_, 1e6 * small.explained_variance_)
+    np.testing.assert_allclose(large.explained_variance_ratio_, small.explained_variance_ratio_)
+
+
+@pytest.mark.parametrize("est", VARIANCE_ESTIMATORS, ids=repr)
+def test_score_is_the_probabilistic_pca_log_likelihood(est):
+    from scipy.stats import multivariate_normal
+
+    X = spread_stream(2)
+    if est.row_norm == "clip":
+        X = X / 40
+    est.fit(X[:250])
+    cov = est.get_covariance()
+    np.testing.assert_allclose(est.get_precision() @ cov, np.eye(X.shape[1]), atol=1e-10)
+    expected = multivariate_normal(est.mean_, cov).logpdf(X[250:])
+    np.testing.assert_allclose(est.score_samples(X[250:]), expected, rtol=1e-10)
+    assert est.score(X[250:]) == pytest.approx(expected.mean(), rel=1e-10)
+
+
+def test_expected_loss_of_the_raw_rows_is_the_former_score():
+    X = spread_stream(3)  # rows of norm well above 1
+    est = AdaptiveOnlinePCA(n_components=2).fit(X)
+    Y = X[:5] - est.mean_
+    former = (X.shape[1] - 2) * np.einsum("ij,jk,ik->i", Y, est.density_matrix_, Y)
+    np.testing.assert_allclose(est.expected_loss(X[:5], prepared=False), former, rtol=1e-10)
+    assert np.all(est.expected_loss(X[:5]) < former)  # the prepared rows have norm <= 1
+
+
+def test_grid_search_picks_the_true_number_of_components():
+    """The compression loss always prefers more components; the likelihood does not."""
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(0)
+    n = 50
+    X = rng.standard_normal((400, 5)) @ (3 * rng.standard_normal((5, n)))
+    X += rng.standard_normal((400, n)) + 1.0
+    grid = {"n_components": [1, 5, 20, 40]}
+    search = GridSearchCV(AdaptiveOnlinePCA(), grid, cv=3).fit(X)
+    assert search.best_params_ == {"n_components": 5}
+
+    def neg_compression_loss(est, X, y=None):  # what score was before 0.1.0
+        return -est.expected_loss(X, prepared=False).mean()
+
+    loss = GridSearchCV(AdaptiveOnlinePCA(), grid, cv=3, scoring=neg_compression_loss).fit(X)
+    assert loss.best_params_ == {"n_components": 40}

@@ -266,3 +266,21 @@ def test_row_norm_options():
     none = OnlineVarianceMinimizer(row_norm="none", keep_history=True).fit(X)
     assert clip.loss_history_[0] == pytest.approx(1 / 3)
     assert none.loss_history_[0] == pytest.approx(4 / 3)
+
+
+@pytest.mark.parametrize("domain", ["sphere", "simplex"])
+def test_inverse_transform_maps_back_to_the_line_of_the_direction(domain):
+    X = np.abs(regime_stream(4)) if domain == "simplex" else regime_stream(4)
+    est = OnlineVarianceMinimizer(domain=domain, horizon=len(X)).fit(X)
+    y = est.direction_
+    Z = est.transform(X[:6])
+    back = est.inverse_transform(Z)
+    assert back.shape == (6, X.shape[1])
+    np.testing.assert_allclose(est.transform(back), Z, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(back, np.outer(Z[:, 0], y) / (y @ y), rtol=1e-12)
+    if domain == "sphere":  # the orthogonal projection onto the direction
+        np.testing.assert_allclose(back, np.outer(X[:6] @ y, y), rtol=1e-10, atol=1e-15)
+    with pytest.raises(ValueError, match="expects 1"):
+        est.inverse_transform(np.zeros((2, 2)))
+    with pytest.raises(NotFittedError):
+        OnlineVarianceMinimizer(domain=domain).inverse_transform(Z)
