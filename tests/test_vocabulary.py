@@ -59,6 +59,7 @@ SHARED = {
     "solve_rtol": ("singular",),
     "time_counter": ("counter", "``t``"),
     "rank_tol": ("rank",),
+    "readout_ridge": ("ridge",),
     "multi_class": ("one-vs-rest", "softmax", "multinomial"),
     "class_weight": ("weights of the classes",),
     "calibration": ("temperature scaling",),

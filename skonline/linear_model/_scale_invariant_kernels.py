@@ -63,6 +63,7 @@ __all__ = [
     "MAX_CONDITION",
     "MAX_EXPONENT",
     "MIN_POTENTIAL_WIDTH",
+    "RIDGE_ROWS",
     "STORAGE_MARGIN",
     "CenteredState",
     "CoordinateState",
@@ -76,6 +77,7 @@ __all__ = [
     "full_pass",
     "full_readout",
     "init_state",
+    "ridge_weight",
 ]
 
 #: ``α₀`` of Lemma A.1 (``x + e^{−x} ≤ e^{α₀x²/2}`` for every real ``x``): the
@@ -105,6 +107,9 @@ STORAGE_MARGIN = 16.0
 #: square root of ``κ(S)``) with which a pass is accepted: the predictions then
 #: carry a relative error of about ``κ · eps`` (``2e-4`` at this bound).
 MAX_CONDITION = 1e12
+#: The read-out's ridge (``readout_ridge``) fades out linearly and is gone after
+#: this many rows per coordinate seen (:func:`ridge_weight`).
+RIDGE_ROWS = 20.0
 
 
 # ------------------------------------------------------------------ states
@@ -741,7 +746,9 @@ def full_condition(state: FullState) -> float:
     return math.inf if rcond == 0.0 else 1.0 / rcond
 
 
-def full_readout(state: FullState, *, potential_width: float) -> tuple[np.ndarray, np.ndarray]:
+def full_readout(
+    state: FullState, *, potential_width: float, readout_ridge: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
     """``(coef (K, n_features), intercept (K,))`` of Algorithm 2 in raw units.
 
     The prediction of eq. 7 depends on the row itself (through ``S_t``); its
@@ -753,9 +760,21 @@ def full_readout(state: FullState, *, potential_width: float) -> tuple[np.ndarra
     never seen get weight 0. Internal coordinates are mapped back to raw
     units (the power-of-two scales, and the shift to the first row through
     the intercept).
+
+    ``readout_ridge`` (``c``): while ``t < RIDGE_ROWS · d`` rows (``d`` the
+    coordinates seen, intercept included) ``S⁺h_k`` is replaced by the ridge
+    solution ``(S + λ_t D)⁺h_k`` (:func:`ridge_weight`), ``D`` the diagonal
+    of ``S`` without the intercept's coordinate: a shrinkage in the data's own
+    per-coordinate scale, so the read-out stays invariant to per-feature
+    changes of unit and origin; from ``RIDGE_ROWS · d`` rows on it is the
+    linearisation above exactly. ``O(d³)`` per read-out while it acts.
     """
     alpha = potential_width
-    W = _pinv_solve(state.R, state.Z, state.scale != 0.0)
+    lam = ridge_weight(readout_ridge, state)
+    if lam > 0.0:
+        W = _ridge_solve(state, lam)
+    else:
+        W = _pinv_solve(state.R, state.Z, state.scale != 0.0)
     E = np.minimum((state.q() - state.gamma) / (2.0 * alpha), MAX_EXPONENT)
     W *= (np.exp(E) / alpha)[:, None]
     c = state.scale
@@ -764,6 +783,45 @@ def full_readout(state: FullState, *, potential_width: float) -> tuple[np.ndarra
     if state.fit_intercept:
         intercept = intercept - coef @ state.ref
     return coef, intercept
+
+
+def ridge_weight(readout_ridge: float, state: FullState) -> float:
+    """``λ_t = c · (d / t) · max(0, 1 − t / (RIDGE_ROWS · d))`` of the read-out's ridge.
+
+    ``c = readout_ridge``, ``t`` the rows seen, ``d`` the coordinates seen
+    (intercept included): about ``c`` times the rows' information per
+    coordinate while there are few rows per coordinate, faded linearly to 0
+    at ``RIDGE_ROWS · d`` rows (0 before the first row).
+    """
+    d = int(np.count_nonzero(state.scale))
+    t = float(state.n_samples_seen)
+    if readout_ridge <= 0.0 or d == 0 or t <= 0.0:
+        return 0.0
+    return readout_ridge * (d / t) * max(0.0, 1.0 - t / (RIDGE_ROWS * d))
+
+
+def _ridge_solve(state: FullState, lam: float) -> np.ndarray:
+    """``W[k] = (S + λD)⁺h_k`` on the coordinates seen (internal coordinates).
+
+    ``S = RᵀR`` and ``h_k = Rᵀz_k`` restricted to the coordinates seen, ``D``
+    the diagonal of ``S`` with the intercept's entry 0 (the intercept is not
+    shrunk); the minimum-norm least-squares solution, so a coordinate that
+    is constant so far gets weight 0.
+    """
+    R, Z = state.R, state.Z
+    W = np.zeros(Z.shape)
+    piv = np.flatnonzero(np.diag(R) != 0.0)
+    if piv.size == 0:
+        return W
+    active = np.flatnonzero(state.scale != 0.0)
+    Ra = R[np.ix_(piv, active)]
+    S = Ra.T @ Ra
+    D = np.diag(S).copy()
+    if state.fit_intercept:
+        D[active == R.shape[0] - 1] = 0.0
+    H = Ra.T @ Z[:, piv].T
+    W[:, active] = np.linalg.lstsq(S + lam * np.diag(D), H, rcond=None)[0].T
+    return W
 
 
 def _pinv_solve(R: np.ndarray, Z: np.ndarray, seen: np.ndarray) -> np.ndarray:

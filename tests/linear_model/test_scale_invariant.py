@@ -337,8 +337,10 @@ def test_full_is_accurate_under_random_affine_maps_of_real_data(name, seed):
     A = rng.standard_normal((X.shape[1], X.shape[1]))
     Xt = X @ A.T + 100.0 * rng.standard_normal(X.shape[1])
     Z = StandardScaler().fit_transform(X)
-    ref = ScaleInvariantClassifier(variant="full").fit(Z, y)
-    moved = ScaleInvariantClassifier(variant="full").fit(Xt, y)
+    # Algorithm 2's read-out (the fading ridge is invariant to per-feature maps only,
+    # test_the_readout_ridge_is_invariant_to_per_feature_units_and_origins)
+    ref = ScaleInvariantClassifier(variant="full", readout_ridge=0.0).fit(Z, y)
+    moved = ScaleInvariantClassifier(variant="full", readout_ridge=0.0).fit(Xt, y)
     tol = _full_rtol(Xt, Z)
     assert tol < 0.1
     assert moved.n_mistakes_ == ref.n_mistakes_
@@ -860,7 +862,7 @@ def _generated(seed, n=600):
     return X * 10.0 ** np.random.default_rng(seed).uniform(-2, 2, X.shape[1]), y
 
 
-def _assert_no_row_refused_and_as_accurate_as_without_them(name, seed, spread=2.0):
+def _assert_no_row_refused_and_as_accurate_as_without_them(name, seed, spread=2.0, margin=0.03):
     if name == "generated":
         X, y = _generated(seed)
     else:
@@ -882,10 +884,8 @@ def _assert_no_row_refused_and_as_accurate_as_without_them(name, seed, spread=2.
     # columns in the span change nothing in exact arithmetic (Algorithm 2 is invariant
     # to them): within 1 point of the same learner on the rows without them
     assert abs(np.mean(accuracy) - np.mean(clean)) <= 0.01
-    # and as accurate as SGD behind a streamed scaler, to the bound that holds on the
-    # clean data (test_defaults_match_a_scaled_sgd_without_a_scaler_on_uncentred_real_data:
-    # 3 points; breast_cancer alone is 1.3 points behind, with or without the columns)
-    assert np.mean(accuracy) >= np.mean(sgd) - 0.03
+    # and as accurate as SGD behind a streamed scaler, to `margin`
+    assert np.mean(accuracy) >= np.mean(sgd) - margin
 
 
 # the data seeds are streams on which the former rule refused rows in some orders
@@ -899,9 +899,69 @@ def test_full_refuses_no_row_of_collinear_columns_stored_in_float32(name, seed):
     _assert_no_row_refused_and_as_accurate_as_without_them(name, seed)
 
 
+@pytest.mark.parametrize("name, seed", [("breast_cancer", 0), ("wine", 3), ("generated", 2)])
+def test_default_is_within_a_point_of_scaled_sgd_on_collinear_float32_real_rows(name, seed):
+    # The real rows (no heavy-tailed row norms) with the collinear float32 columns: the
+    # default refuses no row and is within 1 accuracy point of SGD behind a streamed
+    # scaler over 10 row orders. Algorithm 2's own read-out (readout_ridge=0) was 1.3
+    # points behind on breast_cancer: its pseudo-inverse interpolates the first rows.
+    _assert_no_row_refused_and_as_accurate_as_without_them(name, seed, spread=0.0, margin=0.01)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("spread", [0.0, 1.0, 2.0])
 @pytest.mark.parametrize("name", ["breast_cancer", "wine", "generated"])
 def test_full_refuses_no_row_of_collinear_float32_streams_sweep(name, spread):
     for seed in range(5):
         _assert_no_row_refused_and_as_accurate_as_without_them(name, seed, spread)
+
+
+# ------------------------------------------------------------- the read-out's ridge
+def test_the_readout_ridge_fades_out_after_twenty_rows_per_coordinate():
+    X, y = load_wine(return_X_y=True)  # 13 features + intercept: gone after 280 rows
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(y))
+    X, y = np.vstack([X[order], X[order]]), np.concatenate([y[order], y[order]])
+    d = X.shape[1] + 1
+    early = ScaleInvariantClassifier().fit(X[:100], y[:100])
+    paper = ScaleInvariantClassifier(readout_ridge=0.0).fit(X[:100], y[:100])
+    expected = 0.1 * d / 100 * (1 - 100 / (20 * d))
+    assert kernels.ridge_weight(0.1, early._state) == pytest.approx(expected)
+    assert not np.allclose(early.coef_, paper.coef_)
+    # the learner is the same: only the read-out differs
+    assert early.n_mistakes_ == paper.n_mistakes_
+    assert early.cumulative_loss_ == paper.cumulative_loss_
+    late = ScaleInvariantClassifier().fit(X[: 20 * d], y[: 20 * d])
+    paper = ScaleInvariantClassifier(readout_ridge=0.0).fit(X[: 20 * d], y[: 20 * d])
+    assert kernels.ridge_weight(0.1, late._state) == 0.0
+    np.testing.assert_array_equal(late.coef_, paper.coef_)
+    np.testing.assert_array_equal(late.intercept_, paper.intercept_)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_readout_ridge_is_invariant_to_per_feature_units_and_origins(seed):
+    # 60 rows of breast_cancer (31 coordinates: the ridge acts, lambda ~ 0.05): any unit
+    # and origin per feature gives the same decisions. The ridge's system is solved in
+    # the internal coordinates, scale-free up to powers of two: its rounding is
+    # d·kappa·eps with kappa the condition number of the D-scaled system.
+    X, y = load_breast_cancer(return_X_y=True)
+    order = np.random.default_rng(seed).permutation(len(y))[:60]
+    X, y = X[order], y[order]
+    rng = np.random.default_rng(seed)
+    Xt = X * 10.0 ** rng.uniform(-3, 3, X.shape[1]) + rng.uniform(-100, 100, X.shape[1])
+    ref = ScaleInvariantClassifier().fit(X, y)
+    moved = ScaleInvariantClassifier().fit(Xt, y)
+    state = ref._state
+    assert kernels.ridge_weight(0.1, state) > 0.0
+    piv = np.flatnonzero(np.diag(state.R) != 0.0)
+    S = state.R[piv].T @ state.R[piv]
+    D = np.diag(S).copy()
+    D[-1] = 0.0
+    lam = kernels.ridge_weight(0.1, state)
+    M = S + lam * np.diag(D)
+    scale = np.sqrt(np.diag(M))
+    kappa = np.linalg.cond(M / np.outer(scale, scale))
+    tol = _full_rtol(X, Xt) + X.shape[1] * kappa * EPS
+    assert tol < 1e-3
+    assert moved.n_mistakes_ == ref.n_mistakes_
+    _assert_decisions_close(moved.decision_function(Xt), ref.decision_function(X), tol, moved, Xt)
