@@ -26,6 +26,19 @@ One process, i.i.d. streams of the noisy 2-D cubic of Guedj & Li's Table 1
    t rows, best of ``--repeats``, against one slpc update at t.
 4. Quality: mean squared distance of 5000 fresh points to the final curve,
    and its length, for the defaults, the paper's objective and the batch curve.
+5. Curves in 3-D and 5-D: generated streams (``make_curve_stream`` kinds
+   ``"helix"``, ``"clusters"``, ``"bend"``, 500 rows, noise 0.1) and three
+   standardised columns of bundled datasets, over ``orders`` row orders and
+   ``seeds`` values of ``random_state``. Prequential loss on batches of 20
+   rows against the batch Hastie–Stuetzle curve refitted on the prefix at
+   every batch (``_peers.PrefixCurve``; goal: mean ratio at most 1.5), the
+   spread over ``random_state`` (largest max / min over the seeds, worst
+   order; goal at most 1.5) and the final curve's length over the batch
+   curve's on all rows (largest over orders and seeds; goal at most 1.5 on
+   the bundled clouds, where no true curve is known; the generated streams
+   give the length over the true curve's instead). Also the former default's
+   turn price (``turn_penalty = 0.5 (d − 1)``). ``--section dims`` runs this
+   section only.
 
 Nothing is asserted.
 """
@@ -53,6 +66,8 @@ from _common import (
     timing_line,
     write_results,
 )
+from _peers import PrefixCurve
+from sklearn import datasets as skdata
 
 from skonline.datasets import make_curve_stream
 from skonline.manifold import (
@@ -115,6 +130,137 @@ SMOKE = Config(
     min_timed_seconds=0.0,
 )
 
+#: Goals of section 5: ratio to the refitted batch curve, spread over random_state, length ratio.
+DIM_GOALS = {"ratio": 1.5, "spread": 1.5, "length": 1.5}
+#: Three columns of bundled datasets (standardised): clouds with no true curve.
+BUNDLED_CLOUDS = (
+    ("iris (sepal length, petal length, petal width)", skdata.load_iris, (0, 2, 3)),
+    ("wine (alcohol, color intensity, proline)", skdata.load_wine, (0, 9, 12)),
+    ("diabetes (bmi, s5, bp)", skdata.load_diabetes, (2, 8, 3)),
+    ("breast_cancer (radius, texture, smoothness)", skdata.load_breast_cancer, (0, 1, 4)),
+)
+#: Row orders and random_state values of section 5.
+DIM_RUNS = {"full": (4, 4), "smoke": (1, 2)}
+
+
+def dims_streams(smoke):
+    """``(name, X, true length or None)`` of section 5."""
+    out = []
+    for name, loader, cols in BUNDLED_CLOUDS:
+        X = np.asarray(loader(return_X_y=True)[0][:, cols], dtype=np.float64)
+        out.append((name, (X - X.mean(axis=0)) / X.std(axis=0), None))
+    if smoke:
+        return [(out[0][0], out[0][1][:60], None)]
+    for d in (3, 5):
+        for kind in ("helix", "clusters", "bend"):
+            X, _ = make_curve_stream(500, kind=kind, noise=0.1, n_features=d, random_state=0)
+            out.append((f"{kind}, {d}-D", X, true_curve_length(kind, d)))
+    return out
+
+
+def true_curve_length(kind, d):
+    """Length of the curve a generated stream is drawn around (``None``: not a single arc)."""
+    if kind == "bend":
+        return 6.0
+    if kind == "helix":
+        t = np.linspace(0.0, 4.0 * np.pi, 20001)
+        extra = [0.5 * np.cos(t / 2.0 + j * np.pi / 4.0) for j in range(d - 3)]
+        return curve_length(np.column_stack([np.cos(t), np.sin(t), 0.25 * t, *extra]))
+    return None
+
+
+def prequential(est, X, batch=20):
+    """Mean squared distance of each batch to the curve learned before it (first batch unscored)."""
+    total, rows = 0.0, 0
+    for start in range(0, X.shape[0], batch):
+        B = X[start : start + batch]
+        if start:
+            total += float(project_to_polyline(B, est.vertices_)[0].sum())
+            rows += B.shape[0]
+        est.partial_fit(B)
+    return total / rows
+
+
+def dims_rows(smoke, seed):
+    """Section 5: one row per stream and setting."""
+    n_orders, n_seeds = DIM_RUNS["smoke" if smoke else "full"]
+    rows = []
+    for name, X, true_length in dims_streams(smoke):
+        d = X.shape[1]
+        settings = (
+            ("defaults", {}),
+            ("former turn price", {"turn_penalty": 0.5 * (d - 1)}),
+        )
+        rng = np.random.default_rng(seed)
+        orders = [rng.permutation(X.shape[0]) for _ in range(n_orders)]
+        hs_loss, hs_length = [], []
+        for order in orders:
+            hs_loss.append(prequential(PrefixCurve(), X[order]))
+            hs_length.append(curve_length(hastie_stuetzle_curve(X[order])))
+        for label, params in settings:
+            log(f"3-D and 5-D curves: {name}, {label}")
+            loss = np.empty((n_orders, n_seeds))
+            length = np.empty((n_orders, n_seeds))
+            for o, order in enumerate(orders):
+                for r in range(n_seeds):
+                    est = SequentialPrincipalCurve(random_state=r, **params)
+                    loss[o, r] = prequential(est, X[order])
+                    length[o, r] = est.length_ / (true_length or hs_length[o])
+            ratio = float(loss.mean() / np.mean(hs_loss))
+            spread = float(np.max(loss.max(axis=1) / loss.min(axis=1)))
+            length_ratio = float(length.max())
+            met = ratio <= DIM_GOALS["ratio"] and spread <= DIM_GOALS["spread"]
+            if true_length is None:
+                met = met and length_ratio <= DIM_GOALS["length"]
+            rows.append(
+                {
+                    "stream": name,
+                    "d": d,
+                    "setting": label,
+                    "loss": float(loss.mean()),
+                    "hs_loss": float(np.mean(hs_loss)),
+                    "ratio": ratio,
+                    "rs_spread": spread,
+                    "length_min": float(length.min()),
+                    "length_max": length_ratio,
+                    "length_of": "true curve" if true_length else "batch curve",
+                    "goals": "met" if met else "missed",
+                }
+            )
+    return rows
+
+
+def dims_table(rows, smoke):
+    n_orders, n_seeds = DIM_RUNS["smoke" if smoke else "full"]
+    return "\n".join(
+        [
+            f"## Curves in 3-D and 5-D ({n_orders} row orders x {n_seeds} random_state values)",
+            "",
+            "Prequential mean squared distance on batches of 20 rows; the batch curve is "
+            "refitted on the prefix at every batch. Goals: loss / batch curve's <= "
+            f"{DIM_GOALS['ratio']}, spread over random_state (max / min, worst order) <= "
+            f"{DIM_GOALS['spread']}, final length / the batch curve's <= {DIM_GOALS['length']} "
+            "(bundled clouds; the generated streams: length over the true curve's, reported).",
+            "",
+            markdown_table(
+                rows,
+                [
+                    ("stream", "stream", ""),
+                    ("setting", "setting", ""),
+                    ("slpc loss", "loss", ".4f"),
+                    ("batch curve loss", "hs_loss", ".4f"),
+                    ("ratio", "ratio", ".2f"),
+                    ("random_state spread", "rs_spread", ".2f"),
+                    ("length min", "length_min", ".2f"),
+                    ("length max", "length_max", ".2f"),
+                    ("length over", "length_of", ""),
+                    ("goals", "goals", ""),
+                ],
+            ),
+            "",
+        ]
+    )
+
 
 def stream(kind, n, seed):
     return make_curve_stream(
@@ -158,14 +304,51 @@ def kernel_ratio(X, cfg, params, repeats):
     )
 
 
+DIM_COLUMNS = [
+    "stream",
+    "d",
+    "setting",
+    "loss",
+    "hs_loss",
+    "ratio",
+    "rs_spread",
+    "length_min",
+    "length_max",
+    "length_of",
+    "goals",
+]
+
+
 def main(argv=None):
-    args = parse_args(__doc__.split("\n\n")[0], argv)
+    def extra(parser):
+        parser.add_argument(
+            "--section", choices=("all", "dims"), default="all", help="dims: section 5 only"
+        )
+
+    args = parse_args(__doc__.split("\n\n")[0], argv, extra)
     cfg = SMOKE if args.smoke else FULL
     repeats = 1 if args.smoke else args.repeats
     digests = source_digests(MEASURED_MODULES)
     load_before = load_average()
     start = time.perf_counter()
     timing = Timing(repeats, cfg.min_timed_seconds)
+    if args.section == "dims":
+        with one_blas_thread():
+            rows = dims_rows(args.smoke, args.seed)
+        env = environment(digests, load_before, load_average(), read_at_start=True)
+        text = "\n".join(
+            [
+                "# SequentialPrincipalCurve in 3-D and 5-D",
+                "",
+                *env,
+                f"- run time {time.perf_counter() - start:.0f} s",
+                "",
+                dims_table(rows, args.smoke),
+            ]
+        )
+        stem = "bench_principal_curve_dims" + ("_smoke" if args.smoke else "")
+        write_results(args.out, stem, text, {"dims": rows}, ["section", *DIM_COLUMNS])
+        return
 
     with one_blas_thread():
         flat_rows = []
@@ -244,6 +427,7 @@ def main(argv=None):
                 "length": curve_length(V),
             }
         )
+        dim_rows = dims_rows(args.smoke, args.seed)
 
     elapsed = time.perf_counter() - start
     env = environment(digests, load_before, load_average(), read_at_start=True)
@@ -305,10 +489,17 @@ def main(argv=None):
                 [("curve", "curve", ""), ("MSD", "msd", ".4f"), ("length", "length", ".1f")],
             ),
             "",
+            dims_table(dim_rows, args.smoke),
         ]
     )
     stem = "bench_principal_curve" if cfg is FULL else "bench_principal_curve_smoke"
-    sections = {"times": flat_rows, "kernel": kernel_rows, "refit": refit_rows, "quality": quality}
+    sections = {
+        "times": flat_rows,
+        "kernel": kernel_rows,
+        "refit": refit_rows,
+        "quality": quality,
+        "dims": dim_rows,
+    }
     columns = [
         "section",
         "stream",
@@ -326,6 +517,7 @@ def main(argv=None):
         "curve",
         "msd",
         "length",
+        *[c for c in DIM_COLUMNS if c != "stream"],
     ]
     write_results(args.out, stem, text, sections, columns)
 

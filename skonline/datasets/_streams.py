@@ -6,8 +6,9 @@
 * :func:`rescale_columns`: the same data in other units (every column
   multiplied by its own power of ten) — the streams where scale invariance
   matters.
-* :func:`make_curve_stream`: noisy points around a curve in the plane (the
-  cubic of Guedj & Li's Table 1, or two arcs) for principal curves.
+* :func:`make_curve_stream`: noisy points around a curve (the cubic of Guedj
+  & Li's Table 1, two arcs, a helix, a sharp bend, clusters along a line) for
+  principal curves.
 """
 
 from __future__ import annotations
@@ -144,40 +145,65 @@ def rescale_columns(X, *, log10_range=4.0, random_state=None):
     return X * scales, scales
 
 
+#: Dimension of each kind of curve: when ``n_features`` is not given, the least, the most.
+_CURVE_DIMENSIONS = {
+    "cubic": (2, 2, 2),
+    "arcs": (2, 2, 2),
+    "helix": (3, 3, None),
+    "bend": (3, 2, None),
+    "clusters": (3, 2, None),
+}
+
+
 @validate_params(
     {
         "n_samples": [Interval(Integral, 1, None, closed="left")],
-        "kind": [StrOptions({"cubic", "arcs"})],
+        "kind": [StrOptions(set(_CURVE_DIMENSIONS))],
         "noise": [Interval(Real, 0, None, closed="left")],
+        "n_features": [Interval(Integral, 2, None, closed="left"), None],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
-def make_curve_stream(n_samples=500, *, kind="cubic", noise=0.1, random_state=None):
-    """Noisy points around a curve in the plane, in random order.
+def make_curve_stream(
+    n_samples=500, *, kind="cubic", noise=0.1, n_features=None, random_state=None
+):
+    """Noisy points around a curve, in random order.
 
-    ``"cubic"``: Guedj & Li's Table 1 curve ``(u, 0.05 (u − 5)³)``,
-    ``u ~ U[0, 10]`` (length 17.6). ``"arcs"``: two clusters of points on two
-    half circles of radius 5 facing each other (centres ``(0, 0)`` and
-    ``(5, 2.5)``), each covering a third of its arc — a clustered cloud with
-    gaps, where a curve must not jump across empty space.
+    In the plane: ``"cubic"``, Guedj & Li's Table 1 curve
+    ``(u, 0.05 (u − 5)³)``, ``u ~ U[0, 10]`` (length 17.6); ``"arcs"``, two
+    clusters of points on two half circles of radius 5 facing each other
+    (centres ``(0, 0)`` and ``(5, 2.5)``), each covering a third of its arc — a
+    clustered cloud with gaps, where a curve must not jump across empty space.
+
+    In ``n_features`` dimensions (3 by default): ``"helix"``, two turns of
+    ``(cos t, sin t, 0.25 t)``, ``t ~ U[0, 4π]`` (length 12.95 in 3-D), with
+    ``0.5 cos(t/2 + (j − 3) π/4)`` as coordinate ``j ≥ 3``; ``"bend"``, two
+    straight arms of length 3 meeting at a sharp bend (the curve turns by
+    127°), turned by a random rotation of ``R^d``; ``"clusters"``, five
+    Gaussian clusters (standard deviation 0.15 of the way between two of
+    them) along the polygonal line through five centres drawn by a random walk
+    of ``1.5 N(0, I)`` steps.
 
     Parameters
     ----------
     n_samples : int, default=500
         Points.
-    kind : {"cubic", "arcs"}, default="cubic"
+    kind : {"cubic", "arcs", "helix", "bend", "clusters"}, default="cubic"
         The curve.
     noise : float, default=0.1
         Standard deviation of the Gaussian noise added to each coordinate.
+    n_features : int, default=None
+        Dimension of the points: 2 for ``"cubic"`` and ``"arcs"`` (the only
+        one), 3 for the others by default (``"helix"`` needs at least 3).
     random_state : int, RandomState instance or None, default=None
         Seed.
 
     Returns
     -------
-    X : ndarray of shape (n_samples, 2)
+    X : ndarray of shape (n_samples, n_features)
         The noisy points.
-    truth : ndarray of shape (n_samples, 2)
+    truth : ndarray of shape (n_samples, n_features)
         The points of the curve they were drawn around.
 
     Examples
@@ -186,12 +212,21 @@ def make_curve_stream(n_samples=500, *, kind="cubic", noise=0.1, random_state=No
     >>> X, truth = make_curve_stream(100, random_state=0)
     >>> X.shape
     (100, 2)
+    >>> make_curve_stream(100, kind="helix", n_features=5, random_state=0)[0].shape
+    (100, 5)
     """
+    d, least, most = _CURVE_DIMENSIONS[kind]
+    if n_features is not None:
+        d = int(n_features)
+        if d < least or (most is not None and d > most):
+            raise ValueError(
+                f"kind={kind!r} takes n_features from {least} to {most or 'any'}; got {d}."
+            )
     rng = check_random_state(random_state)
     if kind == "cubic":
         u = rng.uniform(0.0, 10.0, n_samples)
         truth = np.column_stack([u, 0.05 * (u - 5.0) ** 3])
-    else:
+    elif kind == "arcs":
         first = rng.random(n_samples) < 0.5
         t = np.where(
             first,
@@ -200,4 +235,19 @@ def make_curve_stream(n_samples=500, *, kind="cubic", noise=0.1, random_state=No
         )
         centre = np.where(first[:, None], [0.0, 0.0], [5.0, 2.5])
         truth = centre + 5.0 * np.column_stack([np.cos(t), np.sin(t)])
-    return truth + noise * rng.standard_normal((n_samples, 2)), truth
+    elif kind == "helix":
+        t = rng.uniform(0.0, 4.0 * np.pi, n_samples)
+        extra = [0.5 * np.cos(t / 2.0 + j * np.pi / 4.0) for j in range(d - 3)]
+        truth = np.column_stack([np.cos(t), np.sin(t), 0.25 * t, *extra])
+    elif kind == "bend":
+        rotation, _ = np.linalg.qr(rng.standard_normal((d, d)))
+        u = rng.uniform(-3.0, 3.0, n_samples)
+        arm = np.where(u[:, None] < 0.0, [-1.0, 0.0], [-0.6, 0.8])
+        truth = (np.abs(u)[:, None] * arm) @ rotation[:2]
+    else:  # clusters
+        centres = np.cumsum(1.5 * rng.standard_normal((5, d)), axis=0)
+        s = np.clip(rng.randint(0, 5, n_samples) + 0.15 * rng.standard_normal(n_samples), 0, 4)
+        i = np.minimum(s.astype(np.intp), 3)
+        f = (s - i)[:, None]
+        truth = (1.0 - f) * centres[i] + f * centres[i + 1]
+    return truth + noise * rng.standard_normal((n_samples, d)), truth

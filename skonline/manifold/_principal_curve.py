@@ -81,15 +81,18 @@ class SequentialPrincipalCurve(
     default the objective also prices the curve's length and its turns,
     relative to the current curve's loss ``S(f̂)`` on the stored rows::
 
-        S(f̂) · (length_penalty · Len(f) / spread + turn_penalty · Σ_i (1 − cos θ_i) / 2)
+        S(f̂) · (length_penalty · Len(f) / spread
+                + turn_penalty · Σ_i (1 − cos θ_i) / (2 (d − 1)))
 
     (``spread``: root mean squared distance of the rows seen to their mean;
-    ``θ_i``: the turn at vertex ``i``), both learned online: the curve's
-    length follows the data's scale and noise level, and a fold costs
-    ``turn_penalty`` times the stored rows' loss. The defaults also learn the
-    lattice step from the first 50 rows, make ``warm_up_moves`` extra local
-    moves after each of them, keep grid points inside the box of the
-    neighbourhood's rows, and store a reservoir of ``max_memory`` rows.
+    ``θ_i``: the turn at vertex ``i``; ``d`` the number of features, ``d − 1``
+    at least 1), both learned online: the curve's length follows the data's
+    scale and noise level, and a fold costs ``turn_penalty`` times the stored
+    rows' loss per direction across the curve (a turn lowers the loss in one
+    of the ``d − 1``). The defaults also learn the lattice step from the first
+    50 rows, make ``warm_up_moves`` extra local moves after each of them, keep
+    grid points inside the box of the neighbourhood's rows, and store a
+    reservoir of ``max_memory`` rows.
     ``length_penalty=0, turn_penalty=0, warm_up_moves=0, clip_grid=False,
     max_memory=None`` is the paper's algorithm.
 
@@ -162,9 +165,11 @@ class SequentialPrincipalCurve(
         objective, which folds through the data. Live: acts from the next update on.
     turn_penalty : float, default=0.5
         Price of turning: the objective gains
-        ``turn_penalty · S(f̂) · Σ_i (1 − cos θ_i) / 2`` over the interior
-        vertices (``θ_i`` the turn at vertex ``i``; a fold back, ``θ = 180°``,
-        costs ``turn_penalty · S(f̂)``). ``0``: no price. Live: acts from the next update on.
+        ``turn_penalty · S(f̂) / (d − 1) · Σ_i (1 − cos θ_i) / 2`` over the
+        interior vertices (``θ_i`` the turn at vertex ``i``; a fold back,
+        ``θ = 180°``, costs ``turn_penalty`` times the stored rows' loss per
+        direction across the curve, ``S(f̂) / (d − 1)``; in the plane the
+        whole loss). ``0``: no price. Live: acts from the next update on.
     warm_up_moves : int, default=5
         Extra local moves (around uniformly drawn stored rows) after each of
         the first 50 rows, so the curve takes the data's shape sooner. ``0``:

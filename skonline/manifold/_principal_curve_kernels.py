@@ -304,6 +304,20 @@ def _settle_bandit_round(state: CurveState, params: CurveParams, loss: float, c0
     return explored
 
 
+def _turn_price_unit(state: CurveState, w: np.ndarray, dcur: np.ndarray) -> float:
+    """``S(f̂) / (d − 1)``: the current curve's stored loss per direction across it.
+
+    A row's squared distance to a curve in ``R^d`` adds up the ``d − 1``
+    directions across the curve, and a turn (in the plane of two segments)
+    lowers it in one of them only. Relative to the whole loss, a turn would
+    cost ``d − 1`` times more in ``R^d`` than in the plane for the same gain,
+    and a curve in 3-D and above stops bending before it follows the data.
+    In the plane (``d ≤ 2``) this is the whole loss.
+    """
+    d = state.curve()[0].shape[1]
+    return float(w @ dcur) / max(d - 1, 1)
+
+
 def _length_price(state: CurveState, params: CurveParams, w: np.ndarray, dcur: np.ndarray) -> float:
     """Price of one unit of curve length: ``length_penalty · S(f̂) / spread``.
 
@@ -434,7 +448,8 @@ def _local_move(
     if use_len:
         price_term = _length_price(state, params, w, dcur) * (extra[0] - extra[0][0])
     if use_turns:
-        price_term = price_term + float(params.turn_penalty) * float(w @ dcur) * extra[-1]
+        unit = _turn_price_unit(state, w, dcur)
+        price_term = price_term + float(params.turn_penalty) * unit * extra[-1]
     obj += price_term
     choice = choose_candidate(obj, kinds, nseg)
     g = G[gidx[choice]] if gidx[choice] >= 0 else None
