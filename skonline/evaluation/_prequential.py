@@ -192,7 +192,9 @@ def _resolve_scoring(estimator, scoring, labels=None):
             out[name] = (_named_scorer(entry, labels), entry in _ROW_MEAN_SCORERS)
             _check_response_method(estimator, entry, out[name][0])
         elif callable(entry):
-            out[name] = (check_scoring(estimator, scoring=entry), False)
+            # a callable's cumulative value is the row-weighted mean of its batch
+            # values (it may read X, which is not kept to recompute it on)
+            out[name] = (check_scoring(estimator, scoring=entry), True)
         else:
             raise ValueError(f"scoring entries must be names or callables; got {entry!r}.")
     return out

@@ -419,3 +419,21 @@ def test_a_scorer_the_estimator_cannot_serve_is_refused_by_name_before_the_strea
     # with the method, the scorer works as before
     res = prequential_score(SGDClassifier(loss="log_loss"), X, y, scoring="roc_auc")
     assert 0.5 < res.cumulative_roc_auc[-1] <= 1.0
+
+
+def test_a_callable_that_reads_x_gets_the_row_weighted_mean_of_its_batch_values():
+    # The cumulative value of a callable is the row-weighted mean of its batch values,
+    # as documented: it was recomputed on a placeholder X of zeros, wrong for a scorer
+    # that reads X.
+    X, y = load_diabetes(return_X_y=True)
+    X = X[:95]
+    y = y[:95]
+
+    def mean_first_feature(estimator, X, y):
+        return float(np.mean(X[:, 0]))
+
+    res = prequential_score(RFDSONRegressor(), X, y, scoring=mean_first_feature, batch_size=20)
+    scored = X[20:, 0]  # the first batch is learned before the model exists
+    np.testing.assert_allclose(res.cumulative_mean_first_feature[-1], scored.mean(), rtol=1e-12)
+    expected = [X[20:stop, 0].mean() for stop in (40, 60, 80, 95)]
+    np.testing.assert_allclose(res.cumulative_mean_first_feature[1:], expected, rtol=1e-12)
