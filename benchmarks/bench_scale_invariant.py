@@ -82,16 +82,20 @@ MEASURED_MODULES = (
 
 
 def _pyx_digest():
-    """The compiled passes' source, as ``source_digests`` gives the modules'."""
+    """The compiled passes' sources (the pass and the shared rules it cimports)."""
     import hashlib
     from pathlib import Path
 
     import skonline.linear_model as package
 
-    path = Path(package.__file__).parent / "_scale_invariant_fast.pyx"
-    if not path.exists():  # an installed wheel ships the extension, not its source
-        return "_scale_invariant_fast.pyx not shipped"
-    return f"_scale_invariant_fast.pyx {hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
+    out = []
+    for name in ("_scale_invariant_fast.pyx", "_loss.pxd", "_rows.pxd"):
+        path = Path(package.__file__).parent / name
+        if not path.exists():  # an installed wheel ships the extension, not its source
+            out.append(f"{name} not shipped")
+        else:
+            out.append(f"{name} {hashlib.sha256(path.read_bytes()).hexdigest()[:12]}")
+    return ", ".join(out)
 
 
 @dataclass
