@@ -62,6 +62,7 @@ __all__ = [
     "compact_with_block",
     "copy_generator",
     "dense_pass",
+    "error_along_components",
     "finished_state",
     "gram_eigenbasis",
     "merge_states",
@@ -98,6 +99,65 @@ def sketch_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     U, s, Vt = thin_svd(B)
     U, Vt = svd_flip(U, Vt, u_based_decision=False)
     return s, Vt
+
+
+#: ``error_along_components``: the weight of ``Δ`` (against the residual
+#: variances) is ``min(1, σ_1²/Δ)`` raised to this power.
+PERSISTENCE_POWER = 2
+
+
+def error_along_components(
+    s: np.ndarray, Vt: np.ndarray, m2: np.ndarray, shrinkage: float, k: int
+) -> np.ndarray:
+    """The sketch's estimated error ``e_i ≈ v_iᵀ(S − BᵀB)v_i`` along its top ``k`` directions.
+
+    For Frequent Directions ``0 ⪯ S − BᵀB ⪯ Δ·I``, so the exact eigenvalue
+    ``λ_i(S)`` lies in ``[σ_i², σ_i² + Δ]`` (Weyl), and so does
+    ``σ_i² + e_i`` for every ``e_i`` in ``[0, Δ]`` returned here: the estimate
+    is within ``Δ`` of the exact value whatever the data. Within that
+    interval, two facts the sketch knows:
+
+    * a direction that stays in the sketch loses exactly ``δ`` at every
+      compaction, so its error is ``Δ``. The top direction has stayed when
+      ``σ_1² ≥ Δ`` (it outgrew the whole shrinkage);
+    * on a flat spectrum the directions churn and ``S − BᵀB`` is spread out;
+      its diagonal is known exactly (``m2`` minus the diagonal of ``BᵀB``),
+      and ``Σ_j V_ij² (S − BᵀB)_jj`` is the error along ``v_i`` when the
+      residual is diagonal in the features (exact for coordinate-aligned
+      residuals, the average residual variance for rotated ones).
+
+    The two are blended with the weight ``w = min(1, σ_1²/Δ)²``
+    (:data:`PERSISTENCE_POWER`). Measured in the user guide ("Variances read
+    from a sketch"): within 20 % of the exact variances on flat, decaying,
+    low-rank and TF-IDF spectra, where ``σ_i²`` alone was up to 30× too low
+    and ``σ_i² + Δ/2`` up to 13× too high.
+
+    Parameters
+    ----------
+    s, Vt : ndarray
+        The sketch's singular values and right singular vectors (all rows).
+    m2 : ndarray of shape (d,)
+        Exact per-feature sums of squares of the streamed (centred) rows.
+    shrinkage : float
+        ``Δ``.
+    k : int
+        Number of directions.
+
+    Returns
+    -------
+    errors : ndarray of shape (k,)
+        ``e_i`` in ``[0, Δ]`` (0 beyond the sketch's rank, and when ``Δ = 0``).
+    """
+    out = np.zeros(k)
+    r = min(k, Vt.shape[0])
+    if shrinkage <= 0.0 or r == 0:
+        return out
+    squares = s * s
+    residual = np.maximum(m2 - (squares[:, None] * (Vt * Vt)).sum(axis=0), 0.0)
+    diagonal = np.minimum((Vt[:r] * Vt[:r]) @ residual, shrinkage)
+    weight = min(1.0, float(squares[0]) / shrinkage) ** PERSISTENCE_POWER
+    out[:r] = weight * shrinkage + (1.0 - weight) * diagonal
+    return out
 
 
 def shrunk_squares(

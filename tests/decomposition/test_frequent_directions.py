@@ -8,6 +8,7 @@ compared with them on the same stream.
 
 import pickle
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -342,6 +343,35 @@ def test_score_is_negative_relative_covariance_error(monkeypatch, low_rank_plus_
     np.testing.assert_allclose(rfd.score(A), -expected, rtol=1e-6)
     fd = FrequentDirections(center=False, sketch_size=6).fit(A)
     assert rfd.score(A) > fd.score(A)
+
+
+@pytest.mark.parametrize("cls", [FrequentDirections, RobustFrequentDirections])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_covariance_error_agrees_with_the_sketch_on_centring(cls, sparse, low_rank_plus_noise):
+    """A centred sketch compared with uncentred data: the right number or a clear warning."""
+    A = low_rank_plus_noise(n=400, d=30) + 5.0
+    X = sp.csr_matrix(A) if sparse else A
+    est = cls(sketch_size=6).fit(A)  # centred by default
+    right = covariance_error(X, est)  # the estimator: its mean_, sketch_ and alpha_
+    np.testing.assert_allclose(right, -est.score(A), rtol=1e-10)
+    np.testing.assert_allclose(
+        covariance_error(X, est.sketch_, est.alpha_, mean=est.mean_), right, rtol=1e-12
+    )
+    with pytest.warns(UserWarning, match="centred data") as record:
+        wrong = covariance_error(X, est.sketch_, est.alpha_)
+    assert wrong > 10 * right
+    assert f"{right:.3g}" in str(record[0].message)  # the message gives the right number
+    with pytest.raises(ValueError, match="read from the fitted estimator"):
+        covariance_error(X, est, mean=est.mean_)
+    # an uncentred sketch of the same data, or a centred one of centred data: no warning
+    plain = cls(sketch_size=6, center=False).fit(A)
+    centred = A - A.mean(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(
+            covariance_error(X, plain), covariance_error(X, plain.sketch_, plain.alpha_)
+        )
+        covariance_error(centred, cls(sketch_size=6).fit(centred).sketch_)
 
 
 # ------------------------------------------------- estimator behaviour
