@@ -1302,4 +1302,3 @@ class RobustFrequentDirections(_BaseFrequentDirections):
 
     def _is_robust(self):
         return True
-
