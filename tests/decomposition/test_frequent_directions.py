@@ -238,7 +238,8 @@ def test_any_split_is_bit_identical_and_csr_agrees(low_rank_plus_noise):
         est.partial_fit(part)
     np.testing.assert_array_equal(est.sketch_, ref.sketch_)
     assert est.alpha_ == ref.alpha_ and est.n_compactions_ == ref.n_compactions_
-    csr, A_csr = RobustFrequentDirections(center=False, sketch_size=7), sp.csr_matrix(A)
+    csr = RobustFrequentDirections(center=False, sketch_size=7, sparse_solver="exact")
+    A_csr = sp.csr_matrix(A)
     for start, stop in zip(np.r_[0, cuts], np.r_[cuts, 300], strict=True):
         csr.partial_fit(A_csr[start:stop])
     # CSR rows are compacted at the same rows through sparse products: the
@@ -268,9 +269,9 @@ def test_skip_zero_rows_keeps_covariance_with_fewer_compactions(low_rank_plus_no
     np.testing.assert_array_equal(skip.sketch_, direct.sketch_)
     assert skip.n_compactions_ < plain.n_compactions_
     assert skip.n_samples_seen_ == 300
-    skip_csr = FrequentDirections(center=False, sketch_size=5, skip_zero_rows=True).fit(
-        sp.csr_matrix(Z)
-    )
+    skip_csr = FrequentDirections(
+        center=False, sketch_size=5, skip_zero_rows=True, sparse_solver="exact"
+    ).fit(sp.csr_matrix(Z))
     assert skip_csr.n_compactions_ == direct.n_compactions_
     np.testing.assert_allclose(skip_csr.sketch_, direct.sketch_, rtol=0, atol=1e-12 * np.sum(A * A))
 
@@ -443,7 +444,8 @@ def test_float32_csr_input(low_rank_plus_noise):
     A = low_rank_plus_noise(n=100, d=12)
     A32 = A.astype(np.float32)
     dense = RobustFrequentDirections(center=False, sketch_size=4).fit(A32)
-    csr = RobustFrequentDirections(center=False, sketch_size=4).fit(sp.csr_matrix(A32))
+    csr = RobustFrequentDirections(center=False, sketch_size=4, sparse_solver="exact")
+    csr = csr.fit(sp.csr_matrix(A32))
     np.testing.assert_allclose(csr.sketch_, dense.sketch_, rtol=0, atol=1e-12 * np.sum(A * A))
     assert csr.transform(sp.csr_matrix(A32[:3])).dtype == np.float32
 
