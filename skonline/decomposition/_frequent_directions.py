@@ -502,8 +502,8 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         ``[σ_i², σ_i² + shrinkage_]``, so they differ by at most
         ``shrinkage_ / (n_samples_seen_ - 1)``; measured (user guide):
         within 20 % of the exact variances on flat, decaying, low-rank and
-        TF-IDF spectra, where ``σ_i²`` alone (FD before) was up to 30× too
-        low and ``σ_i² + shrinkage_/2`` (RFD before) up to 13× too high.
+        TF-IDF spectra, where ``σ_i²`` alone (FD before) was up to 20× too
+        low and ``σ_i² + shrinkage_/2`` (RFD before) up to 24× too high.
         ``whiten=True`` divides by them.
         """
         return self._components()[1]

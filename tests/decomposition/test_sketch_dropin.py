@@ -175,8 +175,8 @@ def _decaying(n, d, seed):
 def test_explained_variance_is_corrected_for_the_shrinkage(cls, make, k):
     """The variances read from a sketch are those of the data along its components.
 
-    Uncorrected, FD's σ_i² was 10-30x too low on a flat spectrum and RFD's
-    σ_i² + Δ/2 3-8x too high. The estimate must stay in the interval
+    Uncorrected, FD's σ_i² was 11-12x too low on this flat spectrum and RFD's
+    σ_i² + Δ/2 5-8x too high. The estimate must stay in the interval
     [σ_i², σ_i² + Δ] that holds the exact eigenvalue (Weyl), and be within 20 %
     of the variance of the data along the components.
     """
