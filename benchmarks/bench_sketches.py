@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_sketches.py            # full sizes, about 6 minutes on 2 cores
     python benchmarks/bench_sketches.py --smoke    # tiny sizes, a few seconds (CI)
     python benchmarks/bench_sketches.py --out DIR  # where the .md and .csv go
+    python benchmarks/bench_sketches.py --sections sparse   # only section 5 (about 15 minutes)
 
 Everything runs in one process on the same data; timings are interleaved
 (round ``r`` times every method once, in the same order; the first round is a
@@ -27,6 +28,13 @@ ratio** to the reference of its section (``_rounds.py``).
    their time ratio between the two densities (does time follow ``nnz``?) and
    their centred covariance errors (Lanczos).
 4. **Streaming**: ``partial_fit`` in batches against one ``fit`` (bit-identical).
+5. **Sparse text** (TF-IDF rows of generated short documents,
+   :func:`skonline.datasets.make_topic_documents`, 20000 x 2000 at about
+   0.5 % density, k = 2, 8, 32): the CSR defaults (``sparse_solver="auto"``,
+   the randomized blocks) and the old default (``"exact"``) against
+   IncrementalPCA(k) and IncrementalPCA at equal memory, by the rank-k
+   projection error over the optimal one, the centred covariance error and
+   the time. Run it alone with ``--sections sparse``.
 
 Nothing is asserted: the issue's targets are printed next to the measurements.
 """
@@ -47,6 +55,7 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, loa
 from sklearn.decomposition import IncrementalPCA
 from threadpoolctl import threadpool_limits
 
+from skonline.datasets import make_topic_documents
 from skonline.decomposition import FrequentDirections, RobustFrequentDirections
 from skonline.evaluation import spectral_norm_of_difference
 
@@ -55,6 +64,9 @@ TARGET_GEMM_RATIO = 8.0  # dense RFD fit <= 8 x one GEMM pass
 TARGET_IPCA_SPEEDUP = 10.0  # RobustFrequentDirections(n_components=k) >= 10 x faster than IPCA(k)
 TARGET_PROJECTION_RATIO = 1.1  # ... with a rank-k projection error <= 1.1 x IPCA's
 TARGET_CSR_RATIO = 1 / 3  # time at 0.1 % density <= 1/3 of the time at 1 %
+TARGET_SPARSE_EXCESS = 0.01  # CSR default: rank-k projection error <= 1.01 x the optimal one
+TARGET_SPARSE_COV = 1.0  # ... covariance error <= IncrementalPCA's at equal memory
+TARGET_SPARSE_SPEEDUP = 10.0  # ... >= 10 x faster than IncrementalPCA(k)
 
 # Lanczos of the CSR errors (see centred_covariance_error): 3 digits are printed.
 CSR_ERROR_TOL = 1e-4
@@ -79,6 +91,9 @@ class Config:
     csr_densities: tuple
     csr_rounds: int
     generated_shape: tuple
+    sparse_shape: tuple = (20_000, 2_000)
+    sparse_ks: tuple = (2, 8, 32)
+    sparse_rounds: int = 2
     ks: tuple = (2, 5, 10)
     n_orders: int = 3
     datasets: list = field(default_factory=lambda: ["digits", "breast_cancer", "wine", "diabetes"])
@@ -107,6 +122,9 @@ SMOKE = Config(
     csr_densities=(0.001, 0.01),
     csr_rounds=1,
     generated_shape=(500, 40),
+    sparse_shape=(600, 120),
+    sparse_ks=(2,),
+    sparse_rounds=1,
     ks=(2, 5),
     n_orders=1,
     datasets=["wine"],
@@ -365,7 +383,7 @@ def run_csr(cfg, seed):
     R = np.ones((d, 40))
     runners = {}
     for dens, X in mats.items():
-        for solver in ("exact", "randomized"):
+        for solver in ("exact", "randomized", "auto"):
             est = RobustFrequentDirections(sketch_size=m, sparse_solver=solver, random_state=0)
             runners[(dens, solver)] = lambda est=est, X=X: clone(est).fit(X)
         runners[(dens, "X @ R")] = lambda X=X: X @ R
@@ -390,6 +408,99 @@ def run_csr(cfg, seed):
         rows.append(row)
         log(f"[csr] {dens:g} {solver}: {row['seconds']:.3f} s")
     return rows
+
+
+# ------------------------------------------------------------- 5. sparse text
+def sparse_methods(k, m):
+    """(label, estimator) compared on CSR rows at output rank ``k`` (``m = 2k + 8``)."""
+    return {
+        "RFD default (auto: randomized)": RobustFrequentDirections(n_components=k, random_state=0),
+        "FD default (auto: randomized)": FrequentDirections(n_components=k, random_state=0),
+        "RFD sparse_solver='exact' (old default)": RobustFrequentDirections(
+            n_components=k, sparse_solver="exact"
+        ),
+        f"IncrementalPCA({k})": IncrementalPCA(n_components=k),
+        f"IncrementalPCA({k}), equal memory (batch_size={2 * m - k})": IncrementalPCA(
+            n_components=k, batch_size=2 * m - k
+        ),
+        f"IncrementalPCA({m - 1}), equal memory (batch_size={m + 1})": IncrementalPCA(
+            n_components=m - 1, batch_size=m + 1
+        ),
+    }
+
+
+def _scatter_estimate(est):
+    if isinstance(est, IncrementalPCA):
+        return est.singular_values_[:, None] * est.components_, 0.0
+    state = est._fitted_state()
+    return state.buffer[: state.n_rows], state.alpha
+
+
+def run_sparse(cfg, seed):
+    """Section 5: TF-IDF rows, defaults against IncrementalPCA (exact errors, d x d)."""
+    n, d = cfg.sparse_shape
+    X, _ = make_topic_documents(n, d, random_state=seed)
+    log(f"[sparse] TF-IDF {n} x {d}, nnz {X.nnz} ...")
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    S = (X.T @ X).toarray() - n * np.outer(mean, mean)  # the centred scatter
+    lam = np.linalg.eigvalsh(S)[::-1]
+    total = float(np.trace(S))
+    rows = []
+    for k in cfg.sparse_ks:
+        m = min(2 * k + 8, d + 1)
+        methods = sparse_methods(k, m)
+        runners = {label: (lambda est=est: clone(est).fit(X)) for label, est in methods.items()}
+        times, results = interleaved(runners, cfg.sparse_rounds, warmup=False, log=log)
+        ipca = f"IncrementalPCA({k})"
+        equal = [label for label in methods if "equal memory" in label]
+        for label, est in results.items():
+            V = est.components_[:k]
+            B, alpha = _scatter_estimate(est)
+            D = S - B.T @ B
+            D[np.diag_indices(d)] -= alpha
+            eig = np.linalg.eigvalsh(D)
+            rows.append(
+                {
+                    "section": "sparse",
+                    "case": f"TF-IDF {n}x{d}",
+                    "k": k,
+                    "method": label,
+                    "seconds": median_time(times, label),
+                    "speedup_vs_ipca": median_ratio(times, ipca, label),
+                    "projection_excess": float((total - np.trace(V @ S @ V.T)) / lam[k:].sum() - 1),
+                    "cov_error": float(max(abs(eig[0]), abs(eig[-1])) / total),
+                    "stored_floats": stored_floats(est, d, n),
+                }
+            )
+            log(f"[sparse] k={k} {label}: {rows[-1]['seconds']:.2f} s")
+        best_equal = min(r["cov_error"] for r in rows if r["k"] == k and r["method"] in equal)
+        for r in rows:
+            if r["k"] == k:
+                r["cov_vs_ipca_equal"] = r["cov_error"] / best_equal
+    return rows
+
+
+def sparse_targets(sparse):
+    """The issue's goals for CSR input, against the defaults' measurements."""
+    if not sparse:
+        return []
+    mine = [r for r in sparse if r["method"].startswith("RFD default")]
+    fd = [r for r in sparse if r["method"].startswith("FD default")]
+    excess = max(r["projection_excess"] for r in mine + fd)
+    cov = max(r["cov_vs_ipca_equal"] for r in mine)
+    speed = min(r["speedup_vs_ipca"] for r in mine + fd)
+
+    def verdict(ok):
+        return "**met**" if ok else "**not met**"
+
+    return [
+        f"- CSR default (FD and RFD) rank-k projection error within {TARGET_SPARSE_EXCESS:.0%} "
+        f"of the optimal one: worst +{excess:.2%} " + verdict(excess <= TARGET_SPARSE_EXCESS),
+        "- RFD default's covariance error <= the best IncrementalPCA at equal memory: worst "
+        f"{cov:.2f} x " + verdict(cov <= TARGET_SPARSE_COV),
+        f"- CSR default >= {TARGET_SPARSE_SPEEDUP:g} x faster than IncrementalPCA(k): "
+        f"slowest {speed:.1f} x " + verdict(speed >= TARGET_SPARSE_SPEEDUP),
+    ]
 
 
 # -------------------------------------------------------------- 4. streaming
@@ -446,6 +557,16 @@ CSR_COLUMNS = [
     ("centred cov. error", "cov_error", ".4g"),
     ("time 0.1 % / 1 %", "low_over_high", ".3f"),
 ]
+SPARSE_COLUMNS = [
+    ("k", "k", ""),
+    ("method", "method", ""),
+    ("seconds (median)", "seconds", ".4g"),
+    ("speed-up vs IPCA(k)", "speedup_vs_ipca", ".3g"),
+    ("projection error / optimal − 1", "projection_excess", ".2%"),
+    ("centred cov. error", "cov_error", ".4g"),
+    ("/ best IPCA at equal memory", "cov_vs_ipca_equal", ".3g"),
+    ("stored floats", "stored_floats", ""),
+]
 STREAM_COLUMNS = [
     ("check", "method", ""),
     ("max abs sketch diff", "max_abs_sketch_diff", ".3g"),
@@ -469,6 +590,8 @@ CSV_COLUMNS = [
     "worst_vs_ipca",
     "stored_floats",
     "low_over_high",
+    "projection_excess",
+    "cov_vs_ipca_equal",
     "max_abs_sketch_diff",
     "alpha_diff",
     "mean_diff",
@@ -506,62 +629,106 @@ def targets(cfg, dense, summary, csr):
     ]
 
 
-def report(cfg, dense, accuracy, summary, csr, stream, load_before, elapsed):
-    n, d, m = cfg.n_samples, cfg.n_features, cfg.sketch_size
+SECTIONS = ("dense", "accuracy", "csr", "streaming", "sparse")
+
+
+def report(cfg, results, load_before, elapsed):
+    """The markdown report of the sections run (``results``: ``{section: rows}``)."""
+    m = cfg.sketch_size
+    dense, accuracy = results.get("dense"), results.get("accuracy")
+    summary = accuracy_summary(accuracy) if accuracy else None
+    csr, stream, sparse = results.get("csr"), results.get("streaming"), results.get("sparse")
     parts = [
         f"# Matrix sketch benchmark ({cfg.name})",
         "",
         *environment(digests(MEASURED_MODULES), load_before, load_average()),
         f"- timing: interleaved rounds (dense {cfg.rounds}, CSR {cfg.csr_rounds}) after one "
-        f"warm-up round; median per-round ratios; total run time {elapsed:.0f} s",
-        "",
-        f"## 1. Dense speed, {n} x {d}",
-        "",
-        "X = G · diag(1/j + 0.05) · Qᵀ + 3 (Gaussian G, random orthogonal Q). Errors against "
-        "the centred data: ‖S − C‖₂ / ‖X − 1μᵀ‖_F² and ‖X − X̂‖_F² / ‖X − 1μᵀ‖_F².",
-        "",
-        markdown_table(dense, DENSE_COLUMNS),
-        "",
-        "Targets (stated, not asserted):",
-        "",
-        *targets(cfg, dense, summary, csr),
-        "",
-        "## 2. Accuracy against IncrementalPCA(k): the rank-k projection error",
-        "",
-        "Mean over the data sets, k and row orders of the ratio to IncrementalPCA(k) "
-        "(default batch_size = 5 · n_features); worst = largest ratio of any case:",
-        "",
-        markdown_table(summary, SUMMARY_COLUMNS),
-        "",
-        markdown_table(accuracy, ACCURACY_COLUMNS),
-        "",
-        f"## 3. CSR, {cfg.csr_shape[0]} x {cfg.csr_shape[1]}, sketch_size = {m}",
-        "",
-        markdown_table(csr, CSR_COLUMNS),
-        "",
-        "## 4. Streaming",
-        "",
-        markdown_table(stream, STREAM_COLUMNS),
+        f"warm-up round, sparse text {cfg.sparse_rounds} rounds without warm-up; median "
+        f"per-round ratios; total run time {elapsed:.0f} s",
         "",
     ]
+    if dense is not None:
+        n, d = cfg.n_samples, cfg.n_features
+        parts += [
+            f"## 1. Dense speed, {n} x {d}",
+            "",
+            "X = G · diag(1/j + 0.05) · Qᵀ + 3 (Gaussian G, random orthogonal Q). Errors "
+            "against the centred data: ‖S − C‖₂ / ‖X − 1μᵀ‖_F² and ‖X − X̂‖_F² / ‖X − 1μᵀ‖_F².",
+            "",
+            markdown_table(dense, DENSE_COLUMNS),
+            "",
+        ]
+    if dense is not None and summary is not None and csr is not None:
+        parts += ["Targets (stated, not asserted):", "", *targets(cfg, dense, summary, csr), ""]
+    if accuracy is not None:
+        parts += [
+            "## 2. Accuracy against IncrementalPCA(k): the rank-k projection error",
+            "",
+            "Mean over the data sets, k and row orders of the ratio to IncrementalPCA(k) "
+            "(default batch_size = 5 · n_features); worst = largest ratio of any case:",
+            "",
+            markdown_table(summary, SUMMARY_COLUMNS),
+            "",
+            markdown_table(accuracy, ACCURACY_COLUMNS),
+            "",
+        ]
+    if csr is not None:
+        parts += [
+            f"## 3. CSR, {cfg.csr_shape[0]} x {cfg.csr_shape[1]}, sketch_size = {m}",
+            "",
+            markdown_table(csr, CSR_COLUMNS),
+            "",
+        ]
+    if stream is not None:
+        parts += ["## 4. Streaming", "", markdown_table(stream, STREAM_COLUMNS), ""]
+    if sparse is not None:
+        n, d = cfg.sparse_shape
+        parts += [
+            f"## 5. Sparse text: TF-IDF rows, {n} x {d}",
+            "",
+            "make_topic_documents (20 topics, Zipfian vocabulary, 13 words per document on "
+            "average). Projection error: ‖S‖_* − tr(VᵀSV) over the optimal rank-k one, minus 1; "
+            "covariance error ‖S − C‖₂ / tr(S) for the centred scatter S. Equal memory: "
+            "IncrementalPCA holding (n_components + batch_size) · d = 2 · sketch_size · d floats.",
+            "",
+            markdown_table(sparse, SPARSE_COLUMNS),
+            "",
+            "Targets (stated, not asserted):",
+            "",
+            *sparse_targets(sparse),
+            "",
+        ]
     return "\n".join(parts)
 
 
 def main(argv=None):
-    args = parse_args(__doc__.split("\n\n")[0], argv)
+    def extra(parser):
+        parser.add_argument(
+            "--sections",
+            nargs="+",
+            choices=SECTIONS,
+            default=list(SECTIONS),
+            help="sections to run (default: all)",
+        )
+
+    args = parse_args(__doc__.split("\n\n")[0], argv, extra)
     cfg = SMOKE if args.smoke else FULL
     load_before = load_average()
     start = time.perf_counter()
-    dense = run_dense(cfg, args.seed)
-    accuracy = run_accuracy(cfg, args.seed)
-    summary = accuracy_summary(accuracy)
-    csr = run_csr(cfg, args.seed)
-    stream = run_streaming(cfg, args.seed)
+    runs = {
+        "dense": run_dense,
+        "accuracy": run_accuracy,
+        "csr": run_csr,
+        "streaming": run_streaming,
+        "sparse": run_sparse,
+    }
+    results = {name: runs[name](cfg, args.seed) for name in SECTIONS if name in args.sections}
     elapsed = time.perf_counter() - start
-    text = report(cfg, dense, accuracy, summary, csr, stream, load_before, elapsed)
+    text = report(cfg, results, load_before, elapsed)
     stem = "bench_sketches" if cfg is FULL else "bench_sketches_smoke"
-    sections = {"dense": dense, "accuracy": accuracy, "csr": csr, "streaming": stream}
-    write_results(args.out, stem, text, sections, CSV_COLUMNS)
+    if set(args.sections) != set(SECTIONS):
+        stem += "_" + "_".join(name for name in SECTIONS if name in args.sections)
+    write_results(args.out, stem, text, results, CSV_COLUMNS)
 
 
 if __name__ == "__main__":

@@ -72,8 +72,9 @@ def fit_sketch(estimator, X, *, split_every=2, compute=True, verbose=0):
     ----------
     estimator : FrequentDirections or RobustFrequentDirections
         The sketch to fit (not modified; clones are fitted). With
-        ``sparse_solver="randomized"`` and an integer ``random_state``, each
-        block gets its own seed, spawned from it.
+        the randomized sparse solver (``sparse_solver`` ``"randomized"``, or
+        ``"auto"`` on CSR blocks) and an integer ``random_state``, each block
+        gets its own seed, spawned from it.
     X : dask.array.Array of shape (n_samples, n_features)
         The data, dense or with ``scipy.sparse`` CSR blocks. Column chunks are
         joined first (a sketch needs whole rows). Row blocks without rows
@@ -214,7 +215,7 @@ def _compute_on_cluster(client, fitted, arity, progress):
 
 def _block_seeds(estimator, n_blocks):
     """Independent seeds for the blocks of a randomized sparse sketch (else ``None``)."""
-    if estimator.sparse_solver != "randomized" or not isinstance(estimator.random_state, Integral):
+    if estimator.sparse_solver == "exact" or not isinstance(estimator.random_state, Integral):
         return [None] * n_blocks
     children = np.random.SeedSequence(int(estimator.random_state)).spawn(n_blocks)
     return [int(child.generate_state(1)[0]) for child in children]

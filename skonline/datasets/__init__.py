@@ -2,7 +2,12 @@
 
 from ._drift import clip_row_norms, make_digits_stream, make_switching_subspaces
 from ._libsvm import load_libsvm_split
-from ._streams import make_curve_stream, make_drifting_stream, rescale_columns
+from ._streams import (
+    make_curve_stream,
+    make_drifting_stream,
+    make_topic_documents,
+    rescale_columns,
+)
 
 __all__ = [
     "clip_row_norms",
@@ -11,5 +16,6 @@ __all__ = [
     "make_digits_stream",
     "make_drifting_stream",
     "make_switching_subspaces",
+    "make_topic_documents",
     "rescale_columns",
 ]

@@ -9,6 +9,8 @@
 * :func:`make_curve_stream`: noisy points around a curve (the cubic of Guedj
   & Li's Table 1, two arcs, a helix, a sharp bend, clusters along a line) for
   principal curves.
+* :func:`make_topic_documents`: TF-IDF rows of short documents drawn from
+  topics over a Zipfian vocabulary — sparse, heavy-tailed CSR matrices.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from sklearn.utils import check_random_state
 
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 
-__all__ = ["make_curve_stream", "make_drifting_stream", "rescale_columns"]
+__all__ = ["make_curve_stream", "make_drifting_stream", "make_topic_documents", "rescale_columns"]
 
 
 @validate_params(
@@ -251,3 +253,95 @@ def make_curve_stream(
         f = (s - i)[:, None]
         truth = (1.0 - f) * centres[i] + f * centres[i + 1]
     return truth + noise * rng.standard_normal((n_samples, d)), truth
+
+
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_features": [Interval(Integral, 2, None, closed="left")],
+        "n_topics": [Interval(Integral, 1, None, closed="left")],
+        "doc_length": [Interval(Real, 0, None, closed="left")],
+        "zipf_exponent": [Interval(Real, 0, None, closed="left")],
+        "tfidf": ["boolean"],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_topic_documents(
+    n_samples=2000,
+    n_features=1000,
+    *,
+    n_topics=20,
+    doc_length=12.0,
+    zipf_exponent=1.1,
+    tfidf=True,
+    random_state=None,
+):
+    """Short documents drawn from topics over a Zipfian vocabulary, as a CSR matrix.
+
+    The sparse, heavy-tailed matrices of text: word ``j`` has base frequency
+    ``∝ 1 / (j + 1)^zipf_exponent``; each topic multiplies the frequencies of
+    its own ``n_features // 20`` words by factors ``U[0, 20)``. Each document
+    picks a topic uniformly and ``1 + Poisson(doc_length)`` words from it
+    (with repetition). The counts are TF-IDF weighted and each row scaled to
+    unit norm (scikit-learn's ``TfidfTransformer`` defaults) with ``tfidf``.
+
+    Parameters
+    ----------
+    n_samples : int, default=2000
+        Documents (rows).
+    n_features : int, default=1000
+        Vocabulary size (columns), at least 2.
+    n_topics : int, default=20
+        Topics.
+    doc_length : float, default=12.0
+        Mean number of words per document, minus one.
+    zipf_exponent : float, default=1.1
+        Exponent of the base word frequencies.
+    tfidf : bool, default=True
+        TF-IDF weighted, unit-norm rows; ``False``: raw counts.
+    random_state : int, RandomState instance or None, default=None
+        Seed.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        The documents, in stream order.
+    topic : ndarray of shape (n_samples,)
+        Topic of each document.
+
+    Examples
+    --------
+    >>> from skonline.datasets import make_topic_documents
+    >>> X, topic = make_topic_documents(100, 50, n_topics=3, random_state=0)
+    >>> X.shape, X.format, sorted(set(topic.tolist()))
+    ((100, 50), 'csr', [0, 1, 2])
+    """
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    rng = check_random_state(random_state)
+    base = 1.0 / np.arange(1, n_features + 1, dtype=np.float64) ** zipf_exponent
+    cdfs = np.empty((n_topics, n_features))
+    for t in range(n_topics):
+        weights = base.copy()
+        hot = rng.choice(n_features, size=max(n_features // 20, 1), replace=False)
+        weights[hot] *= 20.0 * rng.random_sample(hot.size)
+        cdfs[t] = np.cumsum(weights) / weights.sum()
+    topic = rng.randint(n_topics, size=n_samples)
+    lengths = rng.poisson(doc_length, n_samples) + 1
+    rows = np.repeat(np.arange(n_samples), lengths)
+    u = rng.random_sample(rows.size)
+    cols = np.empty(rows.size, dtype=np.int64)
+    word_topic = topic[rows]
+    for t in range(n_topics):
+        mine = word_topic == t
+        cols[mine] = np.searchsorted(cdfs[t], u[mine], side="right")
+    np.minimum(cols, n_features - 1, out=cols)  # rounding of the last cumulative sum
+    X = sp.csr_matrix(
+        (np.ones(rows.size), (rows, cols)), shape=(n_samples, n_features), dtype=np.float64
+    )
+    X.sum_duplicates()
+    if tfidf:
+        X = TfidfTransformer().fit_transform(X).tocsr()
+    return X, topic

@@ -8,6 +8,7 @@ compared with them on the same stream.
 
 import pickle
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -237,7 +238,8 @@ def test_any_split_is_bit_identical_and_csr_agrees(low_rank_plus_noise):
         est.partial_fit(part)
     np.testing.assert_array_equal(est.sketch_, ref.sketch_)
     assert est.alpha_ == ref.alpha_ and est.n_compactions_ == ref.n_compactions_
-    csr, A_csr = RobustFrequentDirections(center=False, sketch_size=7), sp.csr_matrix(A)
+    csr = RobustFrequentDirections(center=False, sketch_size=7, sparse_solver="exact")
+    A_csr = sp.csr_matrix(A)
     for start, stop in zip(np.r_[0, cuts], np.r_[cuts, 300], strict=True):
         csr.partial_fit(A_csr[start:stop])
     # CSR rows are compacted at the same rows through sparse products: the
@@ -267,9 +269,9 @@ def test_skip_zero_rows_keeps_covariance_with_fewer_compactions(low_rank_plus_no
     np.testing.assert_array_equal(skip.sketch_, direct.sketch_)
     assert skip.n_compactions_ < plain.n_compactions_
     assert skip.n_samples_seen_ == 300
-    skip_csr = FrequentDirections(center=False, sketch_size=5, skip_zero_rows=True).fit(
-        sp.csr_matrix(Z)
-    )
+    skip_csr = FrequentDirections(
+        center=False, sketch_size=5, skip_zero_rows=True, sparse_solver="exact"
+    ).fit(sp.csr_matrix(Z))
     assert skip_csr.n_compactions_ == direct.n_compactions_
     np.testing.assert_allclose(skip_csr.sketch_, direct.sketch_, rtol=0, atol=1e-12 * np.sum(A * A))
 
@@ -344,6 +346,35 @@ def test_score_is_negative_relative_covariance_error(monkeypatch, low_rank_plus_
     assert rfd.score(A) > fd.score(A)
 
 
+@pytest.mark.parametrize("cls", [FrequentDirections, RobustFrequentDirections])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_covariance_error_agrees_with_the_sketch_on_centring(cls, sparse, low_rank_plus_noise):
+    """A centred sketch compared with uncentred data: the right number or a clear warning."""
+    A = low_rank_plus_noise(n=400, d=30) + 5.0
+    X = sp.csr_matrix(A) if sparse else A
+    est = cls(sketch_size=6).fit(A)  # centred by default
+    right = covariance_error(X, est)  # the estimator: its mean_, sketch_ and alpha_
+    np.testing.assert_allclose(right, -est.score(A), rtol=1e-10)
+    np.testing.assert_allclose(
+        covariance_error(X, est.sketch_, est.alpha_, mean=est.mean_), right, rtol=1e-12
+    )
+    with pytest.warns(UserWarning, match="centred data") as record:
+        wrong = covariance_error(X, est.sketch_, est.alpha_)
+    assert wrong > 10 * right
+    assert f"{right:.3g}" in str(record[0].message)  # the message gives the right number
+    with pytest.raises(ValueError, match="read from the fitted estimator"):
+        covariance_error(X, est, mean=est.mean_)
+    # an uncentred sketch of the same data, or a centred one of centred data: no warning
+    plain = cls(sketch_size=6, center=False).fit(A)
+    centred = A - A.mean(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(
+            covariance_error(X, plain), covariance_error(X, plain.sketch_, plain.alpha_)
+        )
+        covariance_error(centred, cls(sketch_size=6).fit(centred).sketch_)
+
+
 # ------------------------------------------------- estimator behaviour
 def test_components_transform_and_inverse(low_rank_plus_noise):
     A = low_rank_plus_noise(n=300, d=20, rank=3, noise=0.01)
@@ -413,7 +444,8 @@ def test_float32_csr_input(low_rank_plus_noise):
     A = low_rank_plus_noise(n=100, d=12)
     A32 = A.astype(np.float32)
     dense = RobustFrequentDirections(center=False, sketch_size=4).fit(A32)
-    csr = RobustFrequentDirections(center=False, sketch_size=4).fit(sp.csr_matrix(A32))
+    csr = RobustFrequentDirections(center=False, sketch_size=4, sparse_solver="exact")
+    csr = csr.fit(sp.csr_matrix(A32))
     np.testing.assert_allclose(csr.sketch_, dense.sketch_, rtol=0, atol=1e-12 * np.sum(A * A))
     assert csr.transform(sp.csr_matrix(A32[:3])).dtype == np.float32
 
