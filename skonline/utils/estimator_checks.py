@@ -647,7 +647,7 @@ def check_input_layouts(name: str, estimator: Any) -> None:
         _call_read_methods(est, sp.csr_matrix(X[:5]), None if y is None else y[:5])
         # An estimator whose default takes another route for CSR rows (a solver
         # resolved from the input) names the parameters under which both agree.
-        same_route = getattr(estimator, "_csr_as_dense_params", dict)()
+        same_route: dict[str, Any] = getattr(estimator, "_csr_as_dense_params", dict)()
         if same_route:
             reference = clone(estimator).set_params(**same_route).fit(X, y)
             est = clone(estimator).set_params(**same_route).fit(sp.csr_matrix(X), y)
