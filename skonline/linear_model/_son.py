@@ -11,7 +11,6 @@ holds the state and reads it out.
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -23,7 +22,7 @@ import scipy.sparse as sp
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import ParamRecord
+from ..base import ParamRecord, shallow_replace
 from ..utils._blas import single_blas_thread
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
@@ -355,7 +354,7 @@ class _BaseSON(OnlineLinearBase):
                 target_mean=(state.target_sum, state.target_count) if center else None,
                 forgetting=float(self.forgetting_factor),
             )
-        new = dataclasses.replace(
+        new = shallow_replace(
             state,
             U=U,
             curvature=curvature,
