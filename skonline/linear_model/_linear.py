@@ -278,14 +278,24 @@ def _all_known(y: np.ndarray, known: np.ndarray) -> bool:
 
     Only for labels that compare as ``known`` does (numbers with numbers,
     strings with strings); otherwise False, and the caller computes the
-    unseen labels the slow way.
+    unseen labels the slow way. A few rows are looked up in a set of the
+    known labels (Python's equality is NumPy's for numbers and strings).
     """
     kinds = y.dtype.kind + known.dtype.kind
-    if not (set(kinds) <= set("biuf") or kinds in ("UU", "SS")) or not len(known):
+    if not (kinds in ("UU", "SS") or (kinds[0] in "biuf" and kinds[1] in "biuf")):
         return False
+    if not len(known):
+        return False
+    if y.shape[0] <= _FEW_ROWS:
+        labels = set(known.tolist())
+        return all(label in labels for label in y.tolist())
     index = np.searchsorted(known, y)
     np.minimum(index, len(known) - 1, out=index)
     return bool(np.all(known[index] == y))
+
+
+#: Batches of at most this many rows look their labels up one by one.
+_FEW_ROWS = 8
 
 
 class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):

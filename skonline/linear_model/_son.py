@@ -333,7 +333,8 @@ class _BaseSON(OnlineLinearBase):
     def _scaled_pass(self, state, X, T, sample_weight):
         center = getattr(state.frozen, "center_target", False)
         scale = update_scales(state.scale, X) if state.frozen.scale_features else state.scale
-        with single_blas_thread():  # small products on one core: faster, robust to load
+        # small products on one core: faster, robust to load (not worth it for a few rows)
+        with single_blas_thread(X.shape[0] * X.shape[1]):
             U, curvature, t, total_loss, predictions, scores, target_mean = son_pass(
                 state.U,
                 state.curvature,

@@ -7,7 +7,12 @@ the input validation of every estimator, the sketches' own guard and the
 finiteness check of a new state).
 """
 
+cimport numpy as cnp
 from libc.math cimport isfinite
+
+import numpy as np
+
+cnp.import_array()
 
 ctypedef fused floating_in:
     float
@@ -43,3 +48,47 @@ def value_range(const floating_in[:, :] X):
     if code == 0 and not (isfinite(low) and isfinite(high)):
         code = 2
     return low, high, code
+
+
+def first_nonfinite(list arrays):
+    """Index in ``arrays`` of the first float64/float32 array with a NaN or an infinity, or -1.
+
+    One C loop over each array's buffer, without the per-array memoryview
+    set-up: the finiteness check of a new state, whose arrays are many and
+    small. Arrays that are not C-contiguous are checked through NumPy; other
+    dtypes (integers) count as finite.
+    """
+    cdef Py_ssize_t k, i, size
+    cdef cnp.ndarray a
+    cdef const double* d
+    cdef const float* f
+    cdef bint bad
+    for k in range(len(arrays)):
+        a = arrays[k]
+        size = cnp.PyArray_SIZE(a)
+        if size == 0:
+            continue
+        if not cnp.PyArray_IS_C_CONTIGUOUS(a):
+            if a.dtype.kind in "fc" and not np.isfinite(a).all():
+                return k
+            continue
+        bad = False
+        if cnp.PyArray_TYPE(a) == cnp.NPY_DOUBLE:
+            d = <const double*> cnp.PyArray_DATA(a)
+            with nogil:
+                for i in range(size):
+                    if not isfinite(d[i]):
+                        bad = True
+                        break
+        elif cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT:
+            f = <const float*> cnp.PyArray_DATA(a)
+            with nogil:
+                for i in range(size):
+                    if not isfinite(f[i]):
+                        bad = True
+                        break
+        elif a.dtype.kind in "fc":
+            bad = not np.isfinite(a).all()
+        if bad:
+            return k
+    return -1
