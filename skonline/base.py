@@ -187,6 +187,9 @@ class ParamRecord:
             cls._names = names
         return names
 
+    #: The field names, computed once per class by :meth:`names`.
+    _names: ClassVar[tuple[str, ...] | None] = None
+
     @classmethod
     def of(cls: type[_F], estimator: Any) -> _F:
         """The record of ``estimator``'s current values (deep copies)."""

@@ -249,7 +249,7 @@ def _resolve_scoring(estimator, scoring, labels=None):
         raise ValueError(f"scoring must be a name, a callable, a list or a dict; got {scoring!r}.")
     if not items:
         raise ValueError("scoring is empty.")
-    out = {}
+    out: dict[str, tuple[Any, bool, Any]] = {}
     for name, entry in items:
         if entry == "neg_reconstruction_error":
             out[name] = (_neg_reconstruction_error, True, None)

@@ -458,11 +458,12 @@ class OnlineLinearClassifierMixin(_Engine):
                     f"classes={np.unique(classes).tolist()} is not the same as on the first "
                     f"call to partial_fit: {known.tolist()}."
                 )
-        unseen = [] if _all_known(y, known) else np.setdiff1d(np.unique(y), known)
-        if len(unseen):
-            raise ValueError(
-                f"y contains labels {unseen.tolist()} that are not in classes {known.tolist()}."
-            )
+        if not _all_known(y, known):  # the cheap lookup is not sure: the set difference
+            unseen = np.setdiff1d(np.unique(y), known)
+            if unseen.size:
+                raise ValueError(
+                    f"y contains labels {unseen.tolist()} that are not in classes {known.tolist()}."
+                )
         self._check_class_weight(known)
         sw = _validate_sample_weight(X, sample_weight)
         return X, y, {"sample_weight": sw, "classes": known}

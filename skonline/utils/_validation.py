@@ -42,7 +42,7 @@ def finite_range(a: np.ndarray) -> tuple[float, float, int]:
     array is copied first).
     """
     block = a if a.ndim == 2 else a.reshape(1, -1, order="A")
-    return value_range(block)  # type: ignore[no-any-return]
+    return value_range(block)
 
 
 def all_finite(a: np.ndarray) -> bool:
