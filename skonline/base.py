@@ -51,11 +51,10 @@ Subclasses implement three hooks:
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -358,6 +357,33 @@ def _same_value(a: Any, b: Any) -> bool:
         return a is b
 
 
+class _Transaction:
+    """The context manager of :meth:`OnlineEstimator._transaction` (a class: cheaper to enter)."""
+
+    __slots__ = ("estimator", "shadow")
+
+    def __init__(self, estimator: Any) -> None:
+        self.estimator = estimator
+        self.shadow = object.__new__(type(estimator))
+        self.shadow.__dict__.update(estimator.__dict__)
+
+    def __enter__(self) -> Any:
+        return self.shadow
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            return  # the shadow is dropped: the estimator is as it was
+        attributes = self.shadow.__dict__
+        own = self.estimator.__dict__
+        own.update(attributes)
+        for name in [name for name in own if name not in attributes]:
+            own.pop(name, None)  # forgotten by a reset (feature_names_in_)
+
+
+#: The display of a ``partial_fit`` below ``verbose=2``: shows nothing, so one serves all.
+_SILENT = Progress(None, verbose=0, summary=True)
+
+
 class OnlineEstimator(BaseEstimator):
     """Base class of skonline's online estimators (see the module docstring).
 
@@ -400,26 +426,19 @@ class OnlineEstimator(BaseEstimator):
         for name in ("_state", "n_features_in_", "feature_names_in_"):
             self.__dict__.pop(name, None)
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[Self]:
+    def _transaction(self) -> _Transaction:
         """Run a call on a shadow of the estimator; publish the shadow only if it succeeds.
 
-        The block works on (and yields) a shallow copy of the estimator: every
-        attribute it sets, resets or commits is set on the copy. Kernels never
-        write into the committed state, so the estimator itself is untouched
-        until the whole block has succeeded; then the copy's attributes replace
-        its own in one dictionary update. A failed call changes nothing, and a
-        reader in another thread (``predict`` during a ``fit`` or a failing
-        ``partial_fit``) sees the old attributes or the new ones, never an
-        estimator emptied by a reset or a rollback.
+        The block works on (and gets from ``with``) a shallow copy of the
+        estimator: every attribute it sets, resets or commits is set on the
+        copy. Kernels never write into the committed state, so the estimator
+        itself is untouched until the whole block has succeeded; then the
+        copy's attributes replace its own in one dictionary update. A failed
+        call changes nothing, and a reader in another thread (``predict``
+        during a ``fit`` or a failing ``partial_fit``) sees the old attributes
+        or the new ones, never an estimator emptied by a reset or a rollback.
         """
-        shadow = object.__new__(type(self))
-        shadow.__dict__.update(self.__dict__)
-        yield shadow
-        attributes = shadow.__dict__
-        self.__dict__.update(attributes)
-        for name in [name for name in self.__dict__ if name not in attributes]:
-            self.__dict__.pop(name, None)  # forgotten by a reset (feature_names_in_)
+        return _Transaction(self)
 
     def set_params(self, **params: Any) -> Self:
         """Set the parameters of this estimator, all or none.
@@ -617,6 +636,8 @@ class OnlineEstimator(BaseEstimator):
         """
         verbose = int(getattr(self, "verbose", 0) or 0)
         name = type(self).__name__
+        if call == "partial_fit" and verbose < 2:
+            return _SILENT
         if call == "partial_fit":
             return Progress(
                 total,
