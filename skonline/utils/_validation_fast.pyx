@@ -50,6 +50,14 @@ def value_range(const floating_in[:, :] X):
     return low, high, code
 
 
+cdef inline bint _all_finite(const floating_in* p, Py_ssize_t size) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(size):
+        if not isfinite(p[i]):
+            return False
+    return True
+
+
 def first_nonfinite(list arrays):
     """Index in ``arrays`` of the first float64/float32 array with a NaN or an infinity, or -1.
 
@@ -58,10 +66,8 @@ def first_nonfinite(list arrays):
     small. Arrays that are not C-contiguous are checked through NumPy; other
     dtypes (integers) count as finite.
     """
-    cdef Py_ssize_t k, i, size
+    cdef Py_ssize_t k, size
     cdef cnp.ndarray a
-    cdef const double* d
-    cdef const float* f
     cdef bint bad
     for k in range(len(arrays)):
         a = arrays[k]
@@ -72,23 +78,12 @@ def first_nonfinite(list arrays):
             if a.dtype.kind in "fc" and not np.isfinite(a).all():
                 return k
             continue
-        bad = False
         if cnp.PyArray_TYPE(a) == cnp.NPY_DOUBLE:
-            d = <const double*> cnp.PyArray_DATA(a)
-            with nogil:
-                for i in range(size):
-                    if not isfinite(d[i]):
-                        bad = True
-                        break
+            bad = not _all_finite(<const double*> cnp.PyArray_DATA(a), size)
         elif cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT:
-            f = <const float*> cnp.PyArray_DATA(a)
-            with nogil:
-                for i in range(size):
-                    if not isfinite(f[i]):
-                        bad = True
-                        break
-        elif a.dtype.kind in "fc":
-            bad = not np.isfinite(a).all()
+            bad = not _all_finite(<const float*> cnp.PyArray_DATA(a), size)
+        else:
+            bad = a.dtype.kind in "fc" and not np.isfinite(a).all()
         if bad:
             return k
     return -1
