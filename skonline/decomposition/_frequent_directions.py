@@ -205,8 +205,12 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             batch_sq = float(np.sum(np.square(data, dtype=np.float64)))
         sketch_sq = 0.0
         if not first_call:
-            sketch_sq = float(np.sum(self._state.m2)) + float(
-                np.sum(np.square(self._state.buffer[: self._state.n_rows]))
+            state = self._state
+            pending_sq = state.pending.squares if state.pending is not None else 0.0
+            sketch_sq = (
+                float(np.sum(state.m2))
+                + float(np.sum(np.square(state.buffer[: state.n_rows])))
+                + pending_sq
             )
         if not batch_sq + sketch_sq <= _MAX_SQUARED_NORM:
             raise ValueError(
@@ -252,6 +256,17 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             "robust": self._is_robust(),
             "center": bool(frozen.center),
         }
+
+    def _fitted_state(self):
+        """The committed state as every read-out sees it: its pending CSR rows settled.
+
+        With the randomized sparse solver the rows of the open block wait in
+        the state for the rest of their block (:class:`PendingRows`); the
+        read-outs use the state with that block compressed as the last one
+        (computed once, cached on the committed state, which is not changed).
+        """
+        state = super()._fitted_state()
+        return state.settled(**self._pass_kwargs(state))
 
     def _partial_fit_state(self, state, X, y):
         return sketch_pass(
@@ -334,7 +349,8 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         for name in ("n_features_in_", "feature_names_in_"):
             if name in self.__dict__:
                 setattr(merged, name, self.__dict__[name])
-        merged._commit(merge_states(self._state, other._state, **self._pass_kwargs(self._state)))
+        first, second = self._fitted_state(), other._fitted_state()  # open blocks settled
+        merged._commit(merge_states(first, second, **self._pass_kwargs(first)))
         return merged
 
     def __add__(self, other):
