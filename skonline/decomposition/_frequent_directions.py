@@ -914,8 +914,11 @@ class FrequentDirections(_BaseFrequentDirections):
         about ``2 · sketch_size · n_features`` non-zeros are compressed by a
         randomized range finder before entering the sketch, time ``O(nnz ·
         sketch_size)``; FD's bound then holds with high probability (user
-        guide), the sketch depends on ``random_state`` and on how the stream
-        is split into calls. ``"auto"``: ``"randomized"`` when the first batch
+        guide). The rows of the block not yet full wait in the state (fewer
+        non-zeros than a block plus one row) until later calls complete it,
+        so the sketch depends on ``random_state`` but not on how the stream
+        is split into calls; the read-outs compress the open block on a copy
+        (once per call, cached). ``"auto"``: ``"randomized"`` when the first batch
         is CSR (measured on TF-IDF matrices: rank-k projection error within
         0.1 % of the optimum where ``"exact"`` was 4–8 % above it, and 3–10×
         faster), else ``"exact"`` (dense streams are unchanged); resolved at
@@ -1187,8 +1190,11 @@ class RobustFrequentDirections(_BaseFrequentDirections):
         about ``2 · sketch_size · n_features`` non-zeros are compressed by a
         randomized range finder before entering the sketch, time ``O(nnz ·
         sketch_size)``; FD's bound then holds with high probability (user
-        guide), the sketch depends on ``random_state`` and on how the stream
-        is split into calls. ``"auto"``: ``"randomized"`` when the first batch
+        guide). The rows of the block not yet full wait in the state (fewer
+        non-zeros than a block plus one row) until later calls complete it,
+        so the sketch depends on ``random_state`` but not on how the stream
+        is split into calls; the read-outs compress the open block on a copy
+        (once per call, cached). ``"auto"``: ``"randomized"`` when the first batch
         is CSR (measured on TF-IDF matrices: rank-k projection error within
         0.1 % of the optimum where ``"exact"`` was 4–8 % above it, and 3–10×
         faster), else ``"exact"`` (dense streams are unchanged); resolved at

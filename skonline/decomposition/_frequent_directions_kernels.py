@@ -895,24 +895,33 @@ def largest_eigenvalue_bound(
     bound on the largest eigenvalue with high probability (see
     :data:`RESIDUAL_MARGIN`), never below the largest Ritz value.
     """
+    n_steps = min(steps, d)
+    basis = np.zeros((n_steps + 1, d))
     v = rng.standard_normal(d)
-    v /= np.linalg.norm(v)
-    basis = [v]
-    alphas, betas = [], []
-    for _ in range(min(steps, d)):
-        w = apply(basis[-1])
-        alphas.append(float(basis[-1] @ w))
-        for q in basis:  # full reorthogonalisation: the basis is short
-            w -= (q @ w) * q
+    basis[0] = v / np.linalg.norm(v)
+    alphas: list[float] = []
+    betas: list[float] = []
+    for j in range(n_steps):
+        w = apply(basis[j])
+        alphas.append(float(basis[j] @ w))
+        Q = basis[: j + 1]
+        for _ in range(2):  # full reorthogonalisation, classical Gram-Schmidt twice
+            w -= Q.T @ (Q @ w)
         beta = float(np.linalg.norm(w))
         if beta <= 1e-14 * max(abs(alphas[-1]), 1e-300):
             break
         betas.append(beta)
-        basis.append(w / beta)
+        basis[j + 1] = w / beta
     k = len(alphas)
     T = np.diag(alphas) + np.diag(betas[: k - 1], 1) + np.diag(betas[: k - 1], -1)
     top = float(np.linalg.eigvalsh(T)[-1]) if k else 0.0
     return max(top, 0.0) / (1.0 - RESIDUAL_MARGIN)
+
+
+def _orthonormal_columns(Y: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of the columns of ``Y`` (economic Householder QR)."""
+    Q, _ = sla.qr(Y, mode="economic", check_finite=False)
+    return Q
 
 
 def randomized_block_rows(
@@ -936,10 +945,11 @@ def randomized_block_rows(
     b, d = block.shape
     p = min(m + RANGE_OVERSAMPLE, b, d)
     for attempt in range(3):
-        Z, _ = np.linalg.qr(block.matmat(rng.standard_normal((d, p))))
+        Z = _orthonormal_columns(block.matmat(rng.standard_normal((d, p))))
         for _ in range(RANGE_POWER_ITERATIONS + attempt):
-            Z, _ = np.linalg.qr(block.rmatmat(Z))
-            Z, _ = np.linalg.qr(block.matmat(Z))
+            # one power step R(RᵀZ), orthonormalised in the short (b x p) space only:
+            # RᵀZ has orthonormal-column input, so its columns lose no digits
+            Z = _orthonormal_columns(block.matmat(block.rmatmat(Z)))
         P = block.rmatmat(Z).T
         tail = fro2 - float(np.sum(P * P))
 
@@ -1349,7 +1359,7 @@ def _randomized_call(
     sketch = _buffer_of(state, state.n_samples_seen - pending.n_rows)
     rng = copy_generator(state.rng)
     assert rng is not None, "the randomized solver's state holds a generator"
-    rows = pending.rows(d, then=X)
+    rows = pending.rows(d, then=X) if pending.n_rows else X
     deltas, stop = randomized_sparse_pass(sketch, rows, rule, rng=rng, center=center, final=False)
     rest = PendingRows.of(rows.rows(stop, rows.shape[0]))
     return finished_state(
