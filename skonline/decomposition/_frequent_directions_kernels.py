@@ -69,10 +69,10 @@ __all__ = [
     "gram_eigenbasis",
     "merge_states",
     "randomized_sparse_pass",
+    "settle_pending",
     "shrunk_squares",
     "sketch_pass",
     "sketch_solve",
-    "settle_pending",
     "sketch_svd",
     "sparse_pass",
     "stacked_rows_pass",
@@ -1284,8 +1284,12 @@ def _buffer_of(state: SketchState, count: int) -> SketchBuffer:
 
 
 def settle_pending(
-    state: SketchState, *, variant: str = "fd", beta: float = 0.2, robust: bool = False,
-    center: bool = True
+    state: SketchState,
+    *,
+    variant: str = "fd",
+    beta: float = 0.2,
+    robust: bool = False,
+    center: bool = True,
 ) -> SketchState:
     """A new state without pending rows: the open block compressed as the last one.
 
