@@ -361,6 +361,27 @@ def test_welford_block_operators_match_its_dense_rows():
     np.testing.assert_allclose(rows, W.T @ R, atol=1e-12)
 
 
+@pytest.mark.parametrize("t0, center", [(20, True), (0, True), (20, False)])
+def test_welford_block_scatter_times_is_its_gram_in_one_pass(t0, center):
+    """``RᵀR v`` from one fused pass (Chan's terms for the centring) = ``Rᵀ(R v)``.
+
+    Within the rounding bound the block states (:meth:`scatter_rounding`),
+    which is what the residual certificate adds; here the uncentred entries
+    are large (offset 20) so the cancellation is exercised.
+    """
+    rng = np.random.default_rng(1)
+    X = sp.random(40, 15, density=0.3, format="csr", random_state=1)
+    X.data += 20.0
+    s0 = rng.standard_normal(15) * 20 * max(t0, 1)
+    block = WelfordBlock(CsrRows.from_csr(X), t0, s0 if t0 else np.zeros(15), center)
+    R = block.dense()
+    v = rng.standard_normal(15)
+    v /= np.linalg.norm(v)
+    bound = block.scatter_rounding()
+    assert bound < 1e-9 * np.sum(X.data**2)  # a bound, not a blanket
+    np.testing.assert_allclose(block.scatter_times(v), R.T @ (R @ v), rtol=0, atol=bound)
+
+
 @pytest.mark.parametrize("center", [True, False])
 def test_randomized_sparse_blocks_keep_the_bound(center):
     X = sp.random(3000, 400, density=0.01, format="csr", random_state=2)
