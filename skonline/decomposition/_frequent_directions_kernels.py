@@ -43,6 +43,7 @@ from ._frequent_directions_fast import (
     add_transpose_times_csr,
     csr_column_sums,
     csr_gram,
+    csr_gram_times_vector,
     csr_times_dense,
     csr_times_transpose,
     csr_transpose_times_dense,
@@ -52,6 +53,7 @@ from ._frequent_directions_fast import (
 )
 
 __all__ = [
+    "PendingRows",
     "ShrinkRule",
     "SketchBuffer",
     "SketchState",
@@ -67,6 +69,7 @@ __all__ = [
     "gram_eigenbasis",
     "merge_states",
     "randomized_sparse_pass",
+    "settle_pending",
     "shrunk_squares",
     "sketch_pass",
     "sketch_solve",
@@ -430,6 +433,85 @@ class CsrRows:
         csr_column_sums(*self.arrays, total, squares)
 
 
+class PendingRows:
+    """CSR rows streamed but not yet compressed: the open block of the randomized solver.
+
+    Held in the state between calls, so that a block is compressed only once
+    it holds its full budget of non-zeros (:func:`block_budget`), however the
+    stream is cut into calls. One chunk per call, ``(row_nnz, indices,
+    data)`` with int64 row lengths and indices; chunks are never written
+    into, so a new record shares its predecessor's chunks (appending a call
+    costs the call's non-zeros, not the block's). Memory: fewer non-zeros
+    than the block budget plus one row.
+
+    The values are input rows, checked finite and bounded by the batch
+    validation before they get here; the record has no ``__dict__``
+    (``__slots__``), so the commit-time finiteness walk of a new state does
+    not scan them again at every call (which would cost the whole open block
+    per row when rows arrive one at a time).
+
+    Attributes
+    ----------
+    chunks : tuple of (ndarray, ndarray, ndarray)
+        ``(row_nnz, indices, data)`` of each call's rows, in stream order.
+    n_rows : int
+        Rows held.
+    nnz : int
+        Non-zeros held.
+    squares : float
+        ``Σ x²`` over the held entries (for the magnitude check of the next call).
+    """
+
+    __slots__ = ("chunks", "n_rows", "nnz", "squares")
+
+    def __init__(
+        self,
+        chunks: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...] = (),
+        n_rows: int = 0,
+        nnz: int = 0,
+        squares: float = 0.0,
+    ) -> None:
+        self.chunks = chunks
+        self.n_rows = n_rows
+        self.nnz = nnz
+        self.squares = squares
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    @classmethod
+    def of(cls, X: CsrRows) -> PendingRows:
+        """The rows of ``X`` alone (copied: the caller's arrays are not retained)."""
+        return cls().appended(X)
+
+    def appended(self, X: CsrRows) -> PendingRows:
+        """A new record holding these rows followed by those of ``X``."""
+        if X.shape[0] == 0:
+            return self
+        chunk = (np.diff(X.indptr), X.indices.copy(), X.data.copy())
+        return PendingRows(
+            chunks=(*self.chunks, chunk),
+            n_rows=self.n_rows + X.shape[0],
+            nnz=self.nnz + X.nnz,
+            squares=self.squares + float(X.data @ X.data),
+        )
+
+    def rows(self, n_cols: int, then: CsrRows | None = None) -> CsrRows:
+        """The held rows (followed by those of ``then``) as one :class:`CsrRows`."""
+        parts = list(self.chunks)
+        if then is not None:
+            parts.append((np.diff(then.indptr), then.indices, then.data))
+        lengths = [np.zeros(1, dtype=np.int64)] + [part[0] for part in parts]
+        indptr = np.cumsum(np.concatenate(lengths))
+        indices = np.concatenate([np.zeros(0, dtype=np.int64)] + [part[1] for part in parts])
+        data = np.concatenate([np.zeros(0)] + [part[2] for part in parts])
+        return CsrRows(indptr, indices, data, n_cols)
+
+
 class WelfordBlock:
     """The Welford rows of consecutive raw rows ``X`` (sparse), never formed densely.
 
@@ -515,6 +597,57 @@ class WelfordBlock:
     def add_transpose_times(self, out: np.ndarray, M: np.ndarray) -> None:
         """``out += Mᵀ X`` in place (``O(nnz · k)``)."""
         add_transpose_times_csr(out, np.ascontiguousarray(M), *self.X.arrays)
+
+    def scatter_times(self, v: np.ndarray) -> np.ndarray:
+        """``RᵀR v`` for ``v`` of shape (d,), in one pass over the non-zeros.
+
+        ``RᵀR`` is what the block adds to the centred scatter (Chan et al.):
+        ``XᵀX − b μ_b μ_bᵀ + (t0 b / (t0 + b)) (μ_b − μ_0)(μ_b − μ_0)ᵀ`` with
+        ``μ_b`` the block's mean and ``μ_0 = s0 / t0``, so ``XᵀX v`` is one
+        fused pass (:func:`csr_gram_times_vector`) instead of ``Xᵀ`` times
+        ``X v``. Its rounding error is at most about ``eps · nnz_row ·
+        ‖X‖_F²`` (uncentred), see :meth:`scatter_rounding`.
+        """
+        out = np.zeros(self.shape[1])
+        csr_gram_times_vector(*self.X.arrays, np.ascontiguousarray(v, dtype=np.float64), out)
+        if self.center:
+            b, t0 = self.shape[0], self.t0
+            col_sum, _ = self.column_sums()
+            mean_b = col_sum / b
+            out -= b * mean_b * float(mean_b @ v)
+            if t0 > 0:
+                delta = mean_b - self.s0 / t0
+                out += (t0 * b / (t0 + b)) * delta * float(delta @ v)
+        return out
+
+    def column_sums(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(Xᵀ1, (X∘X)ᵀ1)`` of the raw rows (computed once)."""
+        cached = getattr(self, "_column_sums", None)
+        if cached is None:
+            col_sum, col_sq = np.zeros(self.shape[1]), np.zeros(self.shape[1])
+            self.X.add_column_sums(col_sum, col_sq)
+            cached = self._column_sums = (col_sum, col_sq)
+        return cached
+
+    def scatter_rounding(self) -> float:
+        """A bound on the rounding error of :meth:`scatter_times` in the spectral norm.
+
+        Each entry of ``XᵀXv`` sums at most ``b · nnz_row`` products, and
+        the centring terms are rank one: ``4 · (nnz of the longest row + b) ·
+        eps · (‖X‖_F² + b ‖μ_b‖² + t0 ‖μ_b − μ_0‖²)`` bounds the error of the
+        cancellation however large the uncentred entries are.
+        """
+        col_sum, col_sq = self.column_sums()
+        b = self.shape[0]
+        size = float(np.sum(col_sq))
+        if self.center:
+            mean_b = col_sum / b
+            size += b * float(mean_b @ mean_b)
+            if self.t0 > 0:
+                delta = mean_b - self.s0 / self.t0
+                size += self.t0 * float(delta @ delta)
+        longest = int(np.max(np.diff(self.X.indptr), initial=0))
+        return 4.0 * (longest + b) * np.finfo(np.float64).eps * size
 
     def gram(self) -> np.ndarray:
         """``R Rᵀ`` (b x b)."""
@@ -762,24 +895,33 @@ def largest_eigenvalue_bound(
     bound on the largest eigenvalue with high probability (see
     :data:`RESIDUAL_MARGIN`), never below the largest Ritz value.
     """
+    n_steps = min(steps, d)
+    basis = np.zeros((n_steps + 1, d))
     v = rng.standard_normal(d)
-    v /= np.linalg.norm(v)
-    basis = [v]
-    alphas, betas = [], []
-    for _ in range(min(steps, d)):
-        w = apply(basis[-1])
-        alphas.append(float(basis[-1] @ w))
-        for q in basis:  # full reorthogonalisation: the basis is short
-            w -= (q @ w) * q
+    basis[0] = v / np.linalg.norm(v)
+    alphas: list[float] = []
+    betas: list[float] = []
+    for j in range(n_steps):
+        w = apply(basis[j])
+        alphas.append(float(basis[j] @ w))
+        Q = basis[: j + 1]
+        for _ in range(2):  # full reorthogonalisation, classical Gram-Schmidt twice
+            w -= Q.T @ (Q @ w)
         beta = float(np.linalg.norm(w))
         if beta <= 1e-14 * max(abs(alphas[-1]), 1e-300):
             break
         betas.append(beta)
-        basis.append(w / beta)
+        basis[j + 1] = w / beta
     k = len(alphas)
     T = np.diag(alphas) + np.diag(betas[: k - 1], 1) + np.diag(betas[: k - 1], -1)
     top = float(np.linalg.eigvalsh(T)[-1]) if k else 0.0
     return max(top, 0.0) / (1.0 - RESIDUAL_MARGIN)
+
+
+def _orthonormal_columns(Y: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of the columns of ``Y`` (economic Householder QR)."""
+    Q, _ = sla.qr(Y, mode="economic", check_finite=False)
+    return Q
 
 
 def randomized_block_rows(
@@ -803,19 +945,19 @@ def randomized_block_rows(
     b, d = block.shape
     p = min(m + RANGE_OVERSAMPLE, b, d)
     for attempt in range(3):
-        Z, _ = np.linalg.qr(block.matmat(rng.standard_normal((d, p))))
+        Z = _orthonormal_columns(block.matmat(rng.standard_normal((d, p))))
         for _ in range(RANGE_POWER_ITERATIONS + attempt):
-            Z, _ = np.linalg.qr(block.rmatmat(Z))
-            Z, _ = np.linalg.qr(block.matmat(Z))
+            # one power step R(RᵀZ), orthonormalised in the short (b x p) space only:
+            # RᵀZ has orthonormal-column input, so its columns lose no digits
+            Z = _orthonormal_columns(block.matmat(block.rmatmat(Z)))
         P = block.rmatmat(Z).T
         tail = fro2 - float(np.sum(P * P))
 
-        def residual_gram(v: np.ndarray, Z: np.ndarray = Z) -> np.ndarray:
-            w = block.matmat(v)
-            w -= Z @ (Z.T @ w)
-            return block.rmatmat(w)
+        def residual_gram(v: np.ndarray, P: np.ndarray = P) -> np.ndarray:
+            # Rᵀ(I − ZZᵀ)R v = RᵀR v − Pᵀ(P v): one fused pass over the block
+            return block.scatter_times(v) - P.T @ (P @ v)
 
-        residual = largest_eigenvalue_bound(residual_gram, d, rng)
+        residual = largest_eigenvalue_bound(residual_gram, d, rng) + block.scatter_rounding()
         rounding = max(b, d) * np.finfo(np.float64).eps * fro2
         if residual <= rounding or m * residual <= tail:
             return P, residual
@@ -823,14 +965,20 @@ def randomized_block_rows(
     return None
 
 
+def block_budget(capacity: int, n_features: int) -> float:
+    """Non-zeros of a randomized block: ``RANDOMIZED_BLOCK_NNZ · capacity · n_features``."""
+    return RANDOMIZED_BLOCK_NNZ * capacity * n_features
+
+
 def randomized_sparse_pass(
     sketch: SketchBuffer,
-    X: sp.csr_matrix,
+    X: CsrRows,
     rule: ShrinkRule,
     *,
     rng: np.random.Generator,
     center: bool = True,
-) -> list[float]:
+    final: bool = True,
+) -> tuple[list[float], int]:
     """Stream a CSR batch by randomized blocks (sparse Frequent Directions).
 
     Ghashami, Liberty & Phillips (2016): consecutive rows are gathered into
@@ -843,24 +991,34 @@ def randomized_sparse_pass(
     :func:`compact_with_block` in buffer-sized pieces). Then every step removes
     ``m`` times its error, and FD's bound ``‖AᵀA − BᵀB‖₂ ≤ Δ ≤ ‖A − A_k‖_F²/(m − k)``
     holds whenever the residual estimates are upper bounds (with high
-    probability). The time follows ``nnz``, not ``n · d``. The last block of a
-    call is compressed at its end, so the sketch depends on how the stream is
-    split (as it depends on the random draws).
+    probability). The time follows ``nnz``, not ``n · d``.
 
-    Returns the shrinkages (and certified residuals); the sketch gets new
-    ``mean`` and ``m2`` arrays, its buffer and squared norms are updated in
-    place.
+    A block ends at the row whose non-zeros reach the budget
+    (:func:`block_budget`), counted from the first row after the last
+    compressed block, so the blocks do not depend on how the stream is cut
+    into calls. With ``final=False`` an incomplete last block is left alone
+    (the caller keeps its rows, :class:`PendingRows`); with ``final=True`` it
+    is compressed, or compacted exactly when short. ``X`` holds the rows
+    from the start of the open block, ``sketch.count`` counts the rows
+    before it.
+
+    Returns the shrinkages (and certified residuals) and the index of the
+    first row left alone (``X.shape[0]`` when ``final``); the sketch gets
+    new ``mean`` and ``m2`` arrays, its buffer and squared norms are updated
+    in place.
     """
     capacity, d = sketch.buffer.shape
     m = rule.m
-    budget = RANDOMIZED_BLOCK_NNZ * capacity * d
+    budget = block_budget(capacity, d)
     indptr = X.indptr
-    rows = CsrRows.from_csr(X)
-    deltas = []
+    rows = X
+    deltas: list[float] = []
     start, n = 0, X.shape[0]
     with single_blas_thread(X.shape[0] * X.shape[1]):
         while start < n:
             stop = int(np.searchsorted(indptr, indptr[start] + budget, side="left"))
+            if stop > n and not final:
+                break  # the open block: its rows wait for the next call
             stop = min(max(stop, start + 1), n)
             Xb = rows.rows(start, stop)
             count, mean, m2 = sketch.count, sketch.mean, sketch.m2
@@ -885,7 +1043,7 @@ def randomized_sparse_pass(
                 deltas.append(residual)
             sketch.mean, sketch.m2, sketch.count = new_moments
             start = stop
-    return deltas
+    return deltas, start
 
 
 def _exact_block(
@@ -1038,14 +1196,20 @@ class SketchState(OnlineState):
     sparse_solver : {"exact", "randomized"}
         How CSR rows are compacted (the estimator's ``"auto"`` resolved at
         the first call).
+    pending : PendingRows or None
+        The randomized solver's open block: CSR rows streamed (they count in
+        ``n_samples_seen``) but not yet in the sketch, nor in ``mean`` and
+        ``m2``, which describe the ``n_samples_seen − pending.n_rows`` rows
+        before them. Read-outs use :meth:`settled`.
 
     Notes
     -----
     A committed state is never written into, so the SVD of its sketch, which
     every read-out needs, is computed once and cached on the object
-    (:meth:`svd`). The cache is not part of the state: it is left out of
-    pickles and copies, and a state made by :func:`dataclasses.replace` starts
-    without it.
+    (:meth:`svd`), as is the state with its pending rows settled
+    (:meth:`settled`). The caches are not part of the state: they are left out
+    of pickles and copies, and a state made by :func:`dataclasses.replace`
+    starts without them.
     """
 
     buffer: np.ndarray
@@ -1060,6 +1224,28 @@ class SketchState(OnlineState):
     alpha: float = 0.0
     rng: np.random.Generator | None = None
     sparse_solver: str = "exact"
+    pending: PendingRows | None = None
+
+    @property
+    def n_pending(self) -> int:
+        """Rows of the open randomized block (0 without one)."""
+        return 0 if self.pending is None else self.pending.n_rows
+
+    def settled(self, **shrink: Any) -> SketchState:
+        """This state with its pending rows compressed into the sketch (cached, read-only).
+
+        What every read-out uses: the sketch of all the rows seen, the same
+        whichever way the stream was cut into calls. ``shrink`` holds the
+        keywords of :func:`settle_pending` (the estimator's shrink rule).
+        The committed state, its generator included, is not changed.
+        """
+        if not self.n_pending:
+            return self
+        cached = self.__dict__.get(_SETTLED_CACHE)
+        if cached is None:
+            cached = settle_pending(self, **shrink)
+            self.__dict__[_SETTLED_CACHE] = cached
+        return cached
 
     def svd(self) -> tuple[np.ndarray, np.ndarray]:
         """``(s, Vt)``: the sign-fixed thin SVD of the sketch rows (cached, read-only)."""
@@ -1073,12 +1259,56 @@ class SketchState(OnlineState):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.pop(_SVD_CACHE, None)  # derived, not learned: pickles stay as they were
+        for cache in (_SVD_CACHE, _SETTLED_CACHE):  # derived, not learned: never pickled
+            state.pop(cache, None)
         return state
 
 
 #: Attribute of a :class:`SketchState` holding its cached SVD (never pickled).
 _SVD_CACHE = "_svd_cache"
+#: Attribute of a :class:`SketchState` holding its settled state (never pickled).
+_SETTLED_CACHE = "_settled_cache"
+
+
+def _buffer_of(state: SketchState, count: int) -> SketchBuffer:
+    """A :class:`SketchBuffer` on copies of the state's arrays (``count`` rows behind them)."""
+    return SketchBuffer(
+        state.buffer.copy(),
+        state.squares.copy(),
+        state.mean.copy(),
+        state.m2.copy(),
+        state.n_rows,
+        state.n_orth,
+        count,
+    )
+
+
+def settle_pending(
+    state: SketchState,
+    *,
+    variant: str = "fd",
+    beta: float = 0.2,
+    robust: bool = False,
+    center: bool = True,
+) -> SketchState:
+    """A new state without pending rows: the open block compressed as the last one.
+
+    The block is compressed by the randomized range finder, or compacted
+    exactly when it is short (:func:`randomized_sparse_pass` with
+    ``final=True``), with a copy of the state's generator.
+    """
+    if not state.n_pending:
+        return state
+    assert state.pending is not None and state.rng is not None
+    d = state.buffer.shape[1]
+    sketch = _buffer_of(state, state.n_samples_seen - state.n_pending)
+    rule = ShrinkRule(state.sketch_size, "fd" if variant == "cfd" else variant, beta)
+    rng = copy_generator(state.rng)
+    assert rng is not None
+    deltas, _ = randomized_sparse_pass(
+        sketch, state.pending.rows(d), rule, rng=rng, center=center, final=True
+    )
+    return finished_state(state, sketch, deltas, robust, rng=rng, pending=None)
 
 
 def sketch_pass(
@@ -1098,18 +1328,16 @@ def sketch_pass(
     A pure kernel: ``state`` is never written into. Dense rows go through the
     compiled Gram-block pass (:func:`dense_pass`), CSR rows through the
     sparse-block pass (:func:`sparse_pass`) or the randomized one
-    (:func:`randomized_sparse_pass`).
+    (:func:`randomized_sparse_pass`), which keeps the rows of its open block
+    in the state (:class:`PendingRows`) for the next call. Dense rows
+    streamed after CSR ones settle the open block first.
     """
-    sketch = SketchBuffer(
-        state.buffer.copy(),
-        state.squares.copy(),
-        state.mean.copy(),
-        state.m2.copy(),
-        state.n_rows,
-        state.n_orth,
-        state.n_samples_seen,
-    )
     rule = ShrinkRule(state.sketch_size, "fd" if variant == "cfd" else variant, beta)
+    if sparse_solver == "randomized" and sp.issparse(X) and method != "svd":
+        return _randomized_call(state, CsrRows.from_csr(canonical_csr(X)), rule, robust, center)
+    if state.n_pending:  # dense rows after an open CSR block: the block is closed first
+        state = settle_pending(state, variant=variant, beta=beta, robust=robust, center=center)
+    sketch = _buffer_of(state, state.n_samples_seen)
     rng = state.rng
     options = {"center": center, "skip_zero_rows": skip_zero_rows}
     if not sp.issparse(X):
@@ -1118,13 +1346,29 @@ def sketch_pass(
         deltas = []
         for sl in gen_batches(X.shape[0], BLOCK_ROWS):
             deltas += dense_pass(sketch, X[sl].toarray(), rule, method=method, **options)
-    elif sparse_solver == "randomized":
-        rng = copy_generator(rng)
-        assert rng is not None, "the randomized solver's state holds a generator"
-        deltas = randomized_sparse_pass(sketch, canonical_csr(X), rule, rng=rng, center=center)
     else:
         deltas = sparse_pass(sketch, canonical_csr(X), rule, **options)
     return finished_state(state, sketch, deltas, robust, n_samples_seen=sketch.count, rng=rng)
+
+
+def _randomized_call(
+    state: SketchState, X: CsrRows, rule: ShrinkRule, robust: bool, center: bool
+) -> SketchState:
+    """One call of the randomized solver: the blocks the call completes, the rest kept."""
+    pending = state.pending if state.pending is not None else PendingRows()
+    n_seen = state.n_samples_seen + X.shape[0]
+    capacity, d = state.buffer.shape
+    if pending.nnz + X.nnz < block_budget(capacity, d):  # the open block stays open
+        return dataclasses.replace(state, pending=pending.appended(X), n_samples_seen=n_seen)
+    sketch = _buffer_of(state, state.n_samples_seen - pending.n_rows)
+    rng = copy_generator(state.rng)
+    assert rng is not None, "the randomized solver's state holds a generator"
+    rows = pending.rows(d, then=X) if pending.n_rows else X
+    deltas, stop = randomized_sparse_pass(sketch, rows, rule, rng=rng, center=center, final=False)
+    rest = PendingRows.of(rows.rows(stop, rows.shape[0]))
+    return finished_state(
+        state, sketch, deltas, robust, n_samples_seen=n_seen, rng=rng, pending=rest
+    )
 
 
 def finished_state(

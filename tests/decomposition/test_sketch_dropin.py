@@ -361,6 +361,27 @@ def test_welford_block_operators_match_its_dense_rows():
     np.testing.assert_allclose(rows, W.T @ R, atol=1e-12)
 
 
+@pytest.mark.parametrize("t0, center", [(20, True), (0, True), (20, False)])
+def test_welford_block_scatter_times_is_its_gram_in_one_pass(t0, center):
+    """``RᵀR v`` from one fused pass (Chan's terms for the centring) = ``Rᵀ(R v)``.
+
+    Within the rounding bound the block states (:meth:`scatter_rounding`),
+    which is what the residual certificate adds; here the uncentred entries
+    are large (offset 20) so the cancellation is exercised.
+    """
+    rng = np.random.default_rng(1)
+    X = sp.random(40, 15, density=0.3, format="csr", random_state=1)
+    X.data += 20.0
+    s0 = rng.standard_normal(15) * 20 * max(t0, 1)
+    block = WelfordBlock(CsrRows.from_csr(X), t0, s0 if t0 else np.zeros(15), center)
+    R = block.dense()
+    v = rng.standard_normal(15)
+    v /= np.linalg.norm(v)
+    bound = block.scatter_rounding()
+    assert bound < 1e-9 * np.sum(X.data**2)  # a bound, not a blanket
+    np.testing.assert_allclose(block.scatter_times(v), R.T @ (R @ v), rtol=0, atol=bound)
+
+
 @pytest.mark.parametrize("center", [True, False])
 def test_randomized_sparse_blocks_keep_the_bound(center):
     X = sp.random(3000, 400, density=0.01, format="csr", random_state=2)
@@ -389,7 +410,10 @@ def test_randomized_block_with_low_stable_rank_falls_back_to_exact():
     X = sp.csr_matrix(rng.standard_normal((400, p + 1)) @ rng.standard_normal((p + 1, 60)))
     d = X.shape[1]
     sketch = SketchBuffer(np.zeros((2 * m, d)), np.zeros(2 * m), np.zeros(d), np.zeros(d))
-    deltas = randomized_sparse_pass(sketch, X, ShrinkRule(m), rng=rng, center=False)
+    deltas, stop = randomized_sparse_pass(
+        sketch, CsrRows.from_csr(X), ShrinkRule(m), rng=rng, center=False
+    )
+    assert stop == X.shape[0]
     A = X.toarray()
     B = sketch.buffer[: sketch.n_rows]
     Delta = float(np.sum(deltas))
@@ -485,3 +509,79 @@ def test_sparse_default_matches_incremental_pca_on_tfidf_rows(cls):
     assert cov_error(B, default.alpha_) <= cov_error(
         ipca.singular_values_[:, None] * ipca.components_
     )
+
+
+# ------------------------------------------- the randomized solver's open block
+def _stream_csr(est, X, size):
+    for start in range(0, X.shape[0], size):
+        est.partial_fit(X[start : start + size])
+    return est
+
+
+def _read_outs(est, X):
+    return {
+        "sketch_": est.sketch_,
+        "components_": est.components_,
+        "explained_variance_": est.explained_variance_,
+        "mean_": est.mean_,
+        "var_": est.var_,
+        "transform": est.transform(X[:50]),
+        "score": np.array([est.score(X[:300])]),
+        "counters": np.array([est.shrinkage_, est.alpha_, est.n_compactions_, est.n_samples_seen_]),
+    }
+
+
+@pytest.mark.parametrize("cls", [FrequentDirections, RobustFrequentDirections])
+def test_randomized_sketch_does_not_depend_on_how_the_stream_is_cut(cls):
+    """CSR rows in batches of 1, 7 and 100 rows give one call's sketch, bit for bit.
+
+    A randomized block ends at the row whose non-zeros reach its budget,
+    counted from the end of the last block, and the rows of the open block
+    wait in the state: the blocks, hence the draws, are the same whatever
+    the calls. Before, each call compressed its own last rows, and batches
+    of 100 rows fell back to the exact pass's accuracy.
+    """
+    X, _ = make_topic_documents(1500, 300, random_state=0)
+    one = cls(n_components=4, random_state=0).fit(X)
+    assert one.n_compactions_ > 0 and one._state.n_pending > 0  # closed blocks and an open one
+    expected = _read_outs(one, X)
+    for size in (1, 7, 100):
+        est = _stream_csr(cls(n_components=4, random_state=0), X, size)
+        for name, value in _read_outs(est, X).items():
+            np.testing.assert_array_equal(value, expected[name], err_msg=f"{size}: {name}")
+
+
+def test_open_block_is_bounded_and_read_outs_leave_it():
+    X, _ = make_topic_documents(2500, 300, random_state=1)
+    capacity, d = 2 * auto_sketch_size(4, X.shape[1]), X.shape[1]
+    est = RobustFrequentDirections(n_components=4, random_state=0)
+    longest = int(np.max(np.diff(X.indptr)))
+    for start in range(0, 1800, 13):
+        est.partial_fit(X[start : min(start + 13, 1800)])
+        # memory: the open block holds less than its budget plus one row
+        assert est._state.pending.nnz < _sketch.block_budget(capacity, d) + longest
+    before = pickle.dumps(est)
+    rng_before = est._state.rng.bit_generator.state
+    _read_outs(est, X)  # settles the open block on a copy: the committed state is unchanged
+    assert pickle.dumps(est) == before
+    assert est._state.rng.bit_generator.state == rng_before
+    again = pickle.loads(before)
+    est.partial_fit(X[1800:])
+    again.partial_fit(X[1800:])
+    np.testing.assert_array_equal(est.sketch_, again.sketch_)
+    uncut = RobustFrequentDirections(n_components=4, random_state=0).fit(X)
+    np.testing.assert_array_equal(est.sketch_, uncut.sketch_)
+
+
+def test_dense_rows_after_csr_rows_close_the_open_block():
+    X, _ = make_topic_documents(1200, 300, random_state=2)
+    est = RobustFrequentDirections(n_components=4, random_state=0).partial_fit(X[:1000])
+    assert est._state.n_pending > 0
+    settled = est._fitted_state()
+    est.partial_fit(X[1000:].toarray())
+    assert est._state.n_pending == 0 and est.n_samples_seen_ == 1200
+    # Chan's merges of block means: rounding of order n · eps = 2.7e-13 relative
+    np.testing.assert_allclose(
+        est.mean_, np.asarray(X.mean(axis=0)).ravel(), rtol=1e-12, atol=1e-15
+    )
+    assert est.n_compactions_ >= settled.n_compactions
