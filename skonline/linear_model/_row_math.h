@@ -29,6 +29,7 @@
 /* Below this exponent 2^k leaves the normal range and the call falls back on libm. */
 #define SI_EXP_LO (-708.0)
 #define SI_EXP_HI 709.0
+#define SI_EXP_IN_RANGE(x) ((x) >= SI_EXP_LO && (x) <= SI_EXP_HI)
 
 /* exp(x) for x in [SI_EXP_LO, SI_EXP_HI], within one unit in the last place or so of the
  * exact value (glibc's ``exp`` is within half a unit): x = k ln 2 + r, |r| <= ln 2 / 2
@@ -66,6 +67,16 @@ static inline double si_exp(double x)
     return p * scale;
 }
 
+/* exp at m points: si_exp in its range, libm outside it (the rule of si_row_predict). */
+SI_CLONES
+static void si_exp_array(int m, const double* restrict x, double* restrict out)
+{
+    int e;
+    for (e = 0; e < m; e++) {
+        out[e] = SI_EXP_IN_RANGE(x[e]) ? si_exp(x[e]) : exp(x[e]);
+    }
+}
+
 /* How many of the n values have a square that is not 0 (the entries a row contributes). */
 SI_CLONES
 static int si_count_entries(int n, const double* restrict x)
@@ -75,6 +86,17 @@ static int si_count_entries(int n, const double* restrict x)
         m += x[e] * x[e] != 0.0;
     }
     return m;
+}
+
+/* dst[e] = src[ids[e]]: the state's values at a gathered row's entries (AVX2 gathers). */
+SI_CLONES
+static void si_gather(int m, const int* restrict ids, const double* restrict src,
+                      double* restrict dst)
+{
+    int e;
+    for (e = 0; e < m; e++) {
+        dst[e] = src[ids[e]];
+    }
 }
 
 /* One row's statistics, entry by entry: s2 += x², ratio = x / s2, inv = c / s2
@@ -116,13 +138,13 @@ static double si_row_predict(int m, const double* restrict x, const double* rest
         over |= E > max_exponent;
         E = E > max_exponent ? max_exponent : E;
         E = E - (norm != NULL ? norm[e] : norm0);
-        bad |= (E < SI_EXP_LO) | (E > SI_EXP_HI) | (E != E);
+        bad |= (E < SI_EXP_LO) | (E > SI_EXP_HI) | (E != E); /* not SI_EXP_IN_RANGE */
         work[e] = E;
     }
     if (bad) {
         for (e = 0; e < m; e++) {
             E = work[e];
-            E = (E >= SI_EXP_LO && E <= SI_EXP_HI) ? si_exp(E) : exp(E);
+            E = SI_EXP_IN_RANGE(E) ? si_exp(E) : exp(E);
             work[e] = E * h[e] * ratio[e];
         }
     } else {
