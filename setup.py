@@ -103,7 +103,7 @@ for ext in EXTENSIONS:
 
 
 def _build_key(ext):
-    """Hash of everything the compiled extension depends on (the C embeds the .pxd's, not the .h's)."""
+    """Hash of everything the compiled extension depends on (the C embeds .pxd's, not .h's)."""
     digest = hashlib.sha256()
     for source in ext.sources:
         text = Path(source).read_bytes()

@@ -184,4 +184,48 @@ static void si_row_update(int m, const double* restrict x, const double* restric
     }
 }
 
+/* The weights of a coordinate-wise state (its read-out at x = 0), coordinate by
+ * coordinate: w_j = exp(min(E_j, max_exponent) − n_j) h_j / s2_j for s2_j > 0, else 0,
+ * with E_j = h_j² / (2 alpha s2_j) (Algorithm 1, ``gam`` NULL) or
+ * (h_j² / s2_j − Γ_j) / (2 alpha) (the diagonal learner) and n_j = log_norm[j] (or
+ * log_norm0 when ``log_norm`` is NULL). */
+SI_CLONES
+static void si_readout(int d, const double* restrict s2, const double* restrict h,
+                       const double* restrict gam, const double* restrict log_norm,
+                       double log_norm0, double two_alpha, double max_exponent,
+                       double* restrict out)
+{
+    /* every operation is done for every coordinate (selects, no branch: the loops are
+     * vectorised); an unseen coordinate is computed with s2 = 1, then multiplied by 0
+     * (its exponent is clipped, so the product is finite) */
+    int j, bad = 0;
+    double E, s, keep;
+    for (j = 0; j < d; j++) {
+        s = s2[j] > 0.0 ? s2[j] : 1.0;
+        if (gam == NULL) {
+            E = h[j] * h[j] / (two_alpha * s);
+        } else {
+            E = (h[j] * h[j] / s - gam[j]) / two_alpha;
+        }
+        E = E > max_exponent ? max_exponent : E;
+        E = E - (log_norm != NULL ? log_norm[j] : log_norm0);
+        bad |= (E < SI_EXP_LO) | (E > SI_EXP_HI) | (E != E); /* not SI_EXP_IN_RANGE */
+        out[j] = E;
+    }
+    if (bad) {
+        for (j = 0; j < d; j++) {
+            out[j] = SI_EXP_IN_RANGE(out[j]) ? si_exp(out[j]) : exp(out[j]);
+        }
+    } else {
+        for (j = 0; j < d; j++) {
+            out[j] = si_exp(out[j]);
+        }
+    }
+    for (j = 0; j < d; j++) {
+        s = s2[j] > 0.0 ? s2[j] : 1.0;
+        keep = s2[j] > 0.0 ? 1.0 : 0.0;
+        out[j] = out[j] * (h[j] / s) * keep + 0.0;
+    }
+}
+
 #endif

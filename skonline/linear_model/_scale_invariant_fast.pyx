@@ -15,6 +15,13 @@ one regression output) that share the feature statistics:
     ``w_i = exp((h_i²/s_i² − Γ_i)/(2α) − log α) h_i / s_i²`` and
     ``Γ_i += g² x_i²/s_i²``.
 
+  The arithmetic of a row runs in the vectorised loops of ``_row_math.h``
+  over its entries laid out contiguously (a dense row without zeros in
+  place, any other row gathered), the exponential included (within one ulp
+  of libm's; :func:`compiled_exp` exposes it to the tests);
+  :func:`coordinate_weights` is the state's read-out at ``x = 0`` in the
+  same loops.
+
 * :func:`centered_pass` — the same two learners on features centred at their
   running mean (dense rows; the statistics are those of the data centred at
   the current mean, recomputed from running sums), plus an uncentred
@@ -213,6 +220,9 @@ cdef extern from "_row_math.h" nogil:
                           double* work)
     void si_row_update(int m, const double* x, const double* ratio, double g, double* h,
                        double* gam)
+    void si_readout(int d, const double* s2, const double* h, const double* gam,
+                    const double* log_norm, double log_norm0, double two_alpha,
+                    double max_exponent, double* out)
 
 
 def sparse_pass(
@@ -379,6 +389,40 @@ def sparse_pass(
                                       &gamma[k, d_x] if kind == DIAG else NULL)
     finally:
         free(gathered); free(val); free(p)
+
+
+def coordinate_weights(
+    const double[::1] s2,
+    const double[:, ::1] H,
+    const double[:, ::1] gamma,
+    const double[::1] log_norm,
+    double log_norm0,
+    double alpha,
+    double max_exponent,
+):
+    """The ``(K, d)`` weights of a coordinate-wise state, its read-out at ``x = 0``.
+
+    ``w_kj = exp(min(E_kj, max_exponent) − n_j) h_kj / s²_j`` on the seen
+    coordinates (0 elsewhere), ``E_kj = h_kj²/(2α s²_j)`` (Algorithm 1,
+    ``gamma`` empty) or ``(h_kj²/s²_j − Γ_kj)/(2α)`` (the diagonal learner),
+    ``n_j = log_norm[j]``, or ``log_norm0`` when ``log_norm`` is empty. One
+    SIMD pass per output (``si_readout`` of ``_row_math.h``).
+    """
+    cdef int K = H.shape[0], d = s2.shape[0], k
+    if H.shape[1] != d or (gamma.shape[0] and (gamma.shape[0] != K or gamma.shape[1] != d)):
+        raise ValueError("coordinate_weights: H, gamma and s2 disagree in shape")
+    if log_norm.shape[0] and log_norm.shape[0] != d:
+        raise ValueError("coordinate_weights: log_norm needs one value per coordinate")
+    W = np.zeros((K, d))
+    cdef double[:, ::1] Wv = W
+    if d == 0:
+        return W
+    with nogil:
+        for k in range(K):
+            si_readout(d, &s2[0], &H[k, 0], &gamma[k, 0] if gamma.shape[0] else NULL,
+                       &log_norm[0] if log_norm.shape[0] else NULL, log_norm0, 2.0 * alpha,
+                       max_exponent, &Wv[k, 0])
+    return W
 
 
 def centered_pass(
