@@ -117,17 +117,19 @@ static void si_row_stats(int m, const double* restrict x, double* restrict s2,
 
 /* The prediction of one output over m entries:
  *
- *     sum_e exp(min(E_e, max_exponent) − n_e) h_e ratio_e,
+ *     sum_e exp(min(E_e, max_exponent) − norm) h_e ratio_e / n_e,
  *
  * E_e = h_e² inv_e + x_e² inv_e (Algorithm 1, ``gam`` NULL) or h_e² inv_e − c Γ_e
- * (the diagonal learner), n_e = norm[e] (or norm0 when ``norm`` is NULL).
- * ``work`` holds m doubles; ``*clipped`` is set when an exponent was clipped. The
- * sum runs in four interleaved partial sums (entries e mod 4), added at the end as
- * (s0 + s1) + (s2 + s3): it depends on the entries and their order only. */
+ * (the diagonal learner), n_e = count[e] (Algorithm 1's per-feature counter: the
+ * normaliser exp(−log n_e) as a division, no logarithm per entry) or 1 when
+ * ``count`` is NULL. ``work`` holds m doubles; ``*clipped`` is set when an exponent
+ * was clipped. The sum runs in four interleaved partial sums (entries e mod 4),
+ * added at the end as (s0 + s1) + (s2 + s3): it depends on the entries and their
+ * order only. */
 SI_CLONES
 static double si_row_predict(int m, const double* restrict x, const double* restrict h,
                              const double* restrict gam, const double* restrict inv,
-                             const double* restrict norm, double norm0,
+                             const double* restrict count, double norm,
                              const double* restrict ratio, double c, double max_exponent,
                              int* clipped, double* restrict work)
 {
@@ -137,7 +139,7 @@ static double si_row_predict(int m, const double* restrict x, const double* rest
         E = h[e] * h[e] * inv[e] + (gam == NULL ? x[e] * x[e] * inv[e] : -(gam[e] * c));
         over |= E > max_exponent;
         E = E > max_exponent ? max_exponent : E;
-        E = E - (norm != NULL ? norm[e] : norm0);
+        E = E - norm;
         bad |= (E < SI_EXP_LO) | (E > SI_EXP_HI) | (E != E); /* not SI_EXP_IN_RANGE */
         work[e] = E;
     }
@@ -150,6 +152,11 @@ static double si_row_predict(int m, const double* restrict x, const double* rest
     } else {
         for (e = 0; e < m; e++) {
             work[e] = si_exp(work[e]) * h[e] * ratio[e];
+        }
+    }
+    if (count != NULL) {
+        for (e = 0; e < m; e++) {
+            work[e] = work[e] / count[e];
         }
     }
     for (e = 0; e + 4 <= m; e += 4) {

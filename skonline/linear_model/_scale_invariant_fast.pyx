@@ -215,7 +215,7 @@ cdef extern from "_row_math.h" nogil:
     void si_gather(int m, const int* ids, const double* src, double* dst)
     void si_row_stats(int m, const double* x, double* s2, double* ratio, double* inv, double c)
     double si_row_predict(int m, const double* x, const double* h, const double* gam,
-                          const double* inv, const double* norm, double norm0,
+                          const double* inv, const double* count, double norm,
                           const double* ratio, double c, double max_exponent, int* clipped,
                           double* work)
     void si_row_update(int m, const double* x, const double* ratio, double g, double* h,
@@ -272,14 +272,14 @@ def sparse_pass(
             width = indptr[row + 1] - indptr[row] + 1
     cdef int* gathered = <int*> malloc(width * sizeof(int))
     # per entry of a gathered row: its value, s², h and Γ of one output; per entry of any
-    # row: x/s², 1/(2α s²), the log of the normaliser (per feature) and work space
+    # row: x/s², 1/(2α s²), the per-feature counter and work space
     cdef double* val = <double*> malloc(8 * width * sizeof(double))
     cdef double* s2e = val + width
     cdef double* he = val + 2 * width
     cdef double* ge = val + 3 * width
     cdef double* ratio = val + 4 * width
     cdef double* inv = val + 5 * width
-    cdef double* norm = val + 6 * width
+    cdef double* count = val + 6 * width
     cdef double* work = val + 7 * width
     cdef double* p = <double*> malloc(2 * K * sizeof(double))
     cdef double* g = p + K
@@ -290,10 +290,9 @@ def sparse_pass(
     cdef int e, m, j, k
     cdef int clipped
     cdef bint in_place
-    cdef double row_norm, gk, acc, one = 1.0, ratio_c = 0.0, inv_c = 0.0, norm_c = 0.0
+    cdef double row_norm, gk, acc, one = 1.0, ratio_c = 0.0, inv_c = 0.0
     cdef double c = 0.5 / alpha, log_alpha = log(alpha), log_alpha_d = log(alpha * d)
-    cdef double* norm_e = norm if per_feature else NULL
-    cdef double* norm_one = &norm_c if per_feature else NULL
+    cdef double* count_e = count if per_feature else NULL
     if gathered == NULL or val == NULL or p == NULL:
         free(gathered); free(val); free(p)
         raise MemoryError()
@@ -308,7 +307,11 @@ def sparse_pass(
                         for j in range(d):
                             H[k, j] *= forgetting
                             gamma[k, j] *= forgetting
-                row_norm = log_alpha + log(<double> stream.t * d) if kind == ALG1 else log_alpha
+                # the log of the normaliser: α t d (Algorithm 1), α d n_i (per feature: the
+                # division by n_i is si_row_predict's), α (the diagonal learner)
+                row_norm = log_alpha
+                if kind == ALG1:
+                    row_norm = log_alpha_d if per_feature else row_norm + log(<double> stream.t * d)
                 clipped = 0
                 # the row's entries: in place, or gathered (ids, xs)
                 in_place = False
@@ -340,10 +343,9 @@ def sparse_pass(
                     for e in range(m):
                         j = e if in_place else ids[e]
                         n_nonzero[j] += 1.0
-                        norm[e] = log_alpha_d + log(n_nonzero[j])
+                        count[e] = n_nonzero[j]
                     if intercept:
                         n_nonzero[d_x] += 1.0
-                        norm_c = log_alpha_d + log(n_nonzero[d_x])
                 for k in range(K):
                     acc = 0.0
                     if m > 0:
@@ -358,13 +360,13 @@ def sparse_pass(
                             if kind == DIAG:
                                 si_gather(m, ids, &gamma[k, 0], ge)
                                 gam_k = ge
-                        acc = si_row_predict(m, xs, hk, gam_k, inv, norm_e, row_norm, ratio, c,
+                        acc = si_row_predict(m, xs, hk, gam_k, inv, count_e, row_norm, ratio, c,
                                              max_exponent, &clipped, work)
                     if intercept:
                         acc += si_row_predict(
                             1, &one, &H[k, d_x], &gamma[k, d_x] if kind == DIAG else NULL,
-                            &inv_c, norm_one, row_norm, &ratio_c, c, max_exponent, &clipped,
-                            work,
+                            &inv_c, &n_nonzero[d_x] if per_feature else NULL, row_norm,
+                            &ratio_c, c, max_exponent, &clipped, work,
                         )
                     p[k] = finite_prediction(acc)
                     predictions[row, k] = p[k]
