@@ -31,12 +31,11 @@
 #define SI_EXP_HI 709.0
 #define SI_EXP_IN_RANGE(x) ((x) >= SI_EXP_LO && (x) <= SI_EXP_HI)
 
-/* exp(x) for x in [SI_EXP_LO, SI_EXP_HI], within one unit in the last place or so of the
- * exact value (glibc's ``exp`` is within half a unit): x = k ln 2 + r, |r| <= ln 2 / 2
+/* exp(x) for x in [SI_EXP_LO, SI_EXP_HI]: x = k ln 2 + r, |r| <= ln 2 / 2
  * (k rounded by the 1.5 * 2^52 shift, ln 2 split in two so k ln2_hi is exact), exp(r)
  * by its Taylor polynomial of degree 13 (truncation below 5e-18 relative) and 2^k
- * written into the exponent bits. Outside the range the value is garbage: callers
- * evaluate those entries with libm. */
+ * written into the exponent bits (measured within one ulp of glibc's exp). Outside the
+ * range the value is garbage: si_exp_points evaluates those points with libm. */
 static inline double si_exp(double x)
 {
     const double shift = 0x1.8p52;
@@ -67,14 +66,36 @@ static inline double si_exp(double x)
     return p * scale;
 }
 
-/* exp at m points: si_exp in its range, libm outside it (the rule of si_row_predict). */
+/* x <- exp(x) at m points: si_exp in its range, libm outside it. ``outside`` says
+ * whether some point may be outside (then the loop has a branch and a call); when 0
+ * the loop is vectorised. */
+static inline void si_exp_points(int m, double* restrict x, int outside)
+{
+    int e;
+    if (outside) {
+        for (e = 0; e < m; e++) {
+            x[e] = SI_EXP_IN_RANGE(x[e]) ? si_exp(x[e]) : exp(x[e]);
+        }
+    } else {
+        for (e = 0; e < m; e++) {
+            x[e] = si_exp(x[e]);
+        }
+    }
+}
+
+/* out = exp(x) at m points, as the passes below evaluate it (tests compare it with libm). */
 SI_CLONES
 static void si_exp_array(int m, const double* restrict x, double* restrict out)
 {
     int e;
+    memcpy(out, x, (size_t)m * sizeof(double));
     for (e = 0; e < m; e++) {
-        out[e] = SI_EXP_IN_RANGE(x[e]) ? si_exp(x[e]) : exp(x[e]);
+        if (!SI_EXP_IN_RANGE(x[e])) {
+            si_exp_points(m, out, 1);
+            return;
+        }
     }
+    si_exp_points(m, out, 0);
 }
 
 /* How many of the n values have a square that is not 0 (the entries a row contributes). */
@@ -143,16 +164,9 @@ static double si_row_predict(int m, const double* restrict x, const double* rest
         bad |= (E < SI_EXP_LO) | (E > SI_EXP_HI) | (E != E); /* not SI_EXP_IN_RANGE */
         work[e] = E;
     }
-    if (bad) {
-        for (e = 0; e < m; e++) {
-            E = work[e];
-            E = SI_EXP_IN_RANGE(E) ? si_exp(E) : exp(E);
-            work[e] = E * h[e] * ratio[e];
-        }
-    } else {
-        for (e = 0; e < m; e++) {
-            work[e] = si_exp(work[e]) * h[e] * ratio[e];
-        }
+    si_exp_points(m, work, bad);
+    for (e = 0; e < m; e++) {
+        work[e] = work[e] * h[e] * ratio[e];
     }
     if (count != NULL) {
         for (e = 0; e < m; e++) {
@@ -219,15 +233,7 @@ static void si_readout(int d, const double* restrict s2, const double* restrict 
         bad |= (E < SI_EXP_LO) | (E > SI_EXP_HI) | (E != E); /* not SI_EXP_IN_RANGE */
         out[j] = E;
     }
-    if (bad) {
-        for (j = 0; j < d; j++) {
-            out[j] = SI_EXP_IN_RANGE(out[j]) ? si_exp(out[j]) : exp(out[j]);
-        }
-    } else {
-        for (j = 0; j < d; j++) {
-            out[j] = si_exp(out[j]);
-        }
-    }
+    si_exp_points(d, out, bad);
     for (j = 0; j < d; j++) {
         s = s2[j] > 0.0 ? s2[j] : 1.0;
         keep = s2[j] > 0.0 ? 1.0 : 0.0;

@@ -401,30 +401,42 @@ def coordinate_weights(
     double log_norm0,
     double alpha,
     double max_exponent,
+    int n_features,
 ):
-    """The ``(K, d)`` weights of a coordinate-wise state, its read-out at ``x = 0``.
+    """``(coef (K, n_features), constant (K,))``: a coordinate-wise state's read-out at ``x = 0``.
 
     ``w_kj = exp(min(E_kj, max_exponent) − n_j) h_kj / s²_j`` on the seen
     coordinates (0 elsewhere), ``E_kj = h_kj²/(2α s²_j)`` (Algorithm 1,
     ``gamma`` empty) or ``(h_kj²/s²_j − Γ_kj)/(2α)`` (the diagonal learner),
-    ``n_j = log_norm[j]``, or ``log_norm0`` when ``log_norm`` is empty. One
-    SIMD pass per output (``si_readout`` of ``_row_math.h``).
+    ``n_j = log_norm[j]``, or ``log_norm0`` when ``log_norm`` is empty. The
+    first ``n_features`` coordinates give ``coef``; a last one (the constant
+    column, when the state has ``n_features + 1``) gives ``constant`` (else
+    0). One SIMD pass per output (``si_readout`` of ``_row_math.h``).
     """
     cdef int K = H.shape[0], d = s2.shape[0], k
     if H.shape[1] != d or (gamma.shape[0] and (gamma.shape[0] != K or gamma.shape[1] != d)):
         raise ValueError("coordinate_weights: H, gamma and s2 disagree in shape")
     if log_norm.shape[0] and log_norm.shape[0] != d:
         raise ValueError("coordinate_weights: log_norm needs one value per coordinate")
-    W = np.zeros((K, d))
-    cdef double[:, ::1] Wv = W
-    if d == 0:
-        return W
+    if not 0 <= d - n_features <= 1:
+        raise ValueError("coordinate_weights: the state has n_features or n_features + 1 entries")
+    coef = np.empty((K, n_features))
+    constant = np.zeros(K)
+    cdef double[:, ::1] cv = coef
+    cdef double[::1] c0 = constant
+    cdef int j
+    cdef bint diagonal = gamma.shape[0] > 0, per_coordinate = log_norm.shape[0] > 0
     with nogil:
         for k in range(K):
-            si_readout(d, &s2[0], &H[k, 0], &gamma[k, 0] if gamma.shape[0] else NULL,
-                       &log_norm[0] if log_norm.shape[0] else NULL, log_norm0, 2.0 * alpha,
-                       max_exponent, &Wv[k, 0])
-    return W
+            for j in range(n_features, d):  # the constant column, if any; then the features
+                si_readout(1, &s2[j], &H[k, j], &gamma[k, j] if diagonal else NULL,
+                           &log_norm[j] if per_coordinate else NULL, log_norm0, 2.0 * alpha,
+                           max_exponent, &c0[k])
+            if n_features:
+                si_readout(n_features, &s2[0], &H[k, 0], &gamma[k, 0] if diagonal else NULL,
+                           &log_norm[0] if per_coordinate else NULL, log_norm0, 2.0 * alpha,
+                           max_exponent, &cv[k, 0])
+    return coef, constant
 
 
 def centered_pass(

@@ -597,8 +597,11 @@ def coordinate_readout(
     else:
         log_norm0 = math.log(alpha * (state.n_samples_seen + 1) * d)
     gamma = state.gamma if state.gamma is not None else _EMPTY_2D
-    coef = coordinate_weights(state.s2, state.H, gamma, log_norm, log_norm0, alpha, MAX_EXPONENT)
-    return _split_intercept(coef, state.fit_intercept, _offset(state))
+    n_features = d - int(state.fit_intercept)
+    coef, constant = coordinate_weights(
+        state.s2, state.H, gamma, log_norm, log_norm0, alpha, MAX_EXPONENT, n_features
+    )
+    return coef, constant + _offset(state)
 
 
 def centered_readout(
