@@ -87,14 +87,14 @@ MEASURED_MODULES = (
 
 
 def _pyx_digest():
-    """The compiled passes' sources (the pass and the shared rules it cimports)."""
+    """The compiled passes' sources (the pass, its C header and the shared rules it cimports)."""
     import hashlib
     from pathlib import Path
 
     import skonline.linear_model as package
 
     out = []
-    for name in ("_scale_invariant_fast.pyx", "_loss.pxd", "_rows.pxd"):
+    for name in ("_scale_invariant_fast.pyx", "_row_math.h", "_loss.pxd", "_rows.pxd"):
         path = Path(package.__file__).parent / name
         if not path.exists():  # an installed wheel ships the extension, not its source
             out.append(f"{name} not shipped")
