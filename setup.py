@@ -90,6 +90,7 @@ EXTENSIONS = [
     ),
     Extension("skonline.decomposition._density_fast", ["skonline/decomposition/_density_fast.pyx"]),
     Extension("skonline.decomposition._capping_fast", ["skonline/decomposition/_capping_fast.pyx"]),
+    Extension("skonline.utils._validation_fast", ["skonline/utils/_validation_fast.pyx"]),
     Extension(
         "skonline.manifold._curve_fast",
         ["skonline/manifold/_curve_fast.pyx"],

@@ -51,10 +51,10 @@ Subclasses implement three hooks:
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
-from collections.abc import Callable, Iterator
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -62,13 +62,22 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
+from sklearn.utils import get_tags
 
 if TYPE_CHECKING:  # Python 3.11's typing.Self, for 3.10 too
     from typing_extensions import Self
 
 from .utils._progress import Progress
 from .utils._sklearn_compat import check_is_fitted
-from .utils._validation import validate_data
+from .utils._validation import (
+    FLOAT_DTYPES,
+    all_finite,
+    fast_batch,
+    fast_target,
+    finite_range,
+    validate_data,
+)
+from .utils._validation_fast import first_nonfinite
 
 __all__ = [
     "MAX_ABS_VALUE",
@@ -77,6 +86,7 @@ __all__ = [
     "OnlineState",
     "ParamRecord",
     "check_finite_magnitude",
+    "shallow_replace",
 ]
 
 #: Largest absolute value accepted in a data matrix, a target or a sample
@@ -103,13 +113,50 @@ def check_finite_magnitude(X: Any, *, max_abs: float = MAX_ABS_VALUE, name: str 
     data = X.data if sp.issparse(X) else np.asarray(X)
     if data.size == 0:
         return
-    largest = max(float(data.max()), -float(data.min()))  # no |X| copy
+    if data.dtype in FLOAT_DTYPES:  # one compiled pass, no |X| copy
+        low, high, code = finite_range(data)
+        if code == 1:  # NaN: not this guard's to report (NumPy's max/min would give NaN)
+            return
+        largest = max(high, -low)
+    else:
+        largest = max(float(data.max()), -float(data.min()))
     if largest > max_abs:
         raise ValueError(
             f"{name} contains a value too large in magnitude ({largest:.3g}); skonline "
             f"squares the data and needs |{name}| <= {max_abs:.0e} to stay finite in float64. "
             "Rescale the input."
         )
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _recorded(value: Any) -> Any:
+    """A parameter value as a record keeps it: a deep copy (immutable values as they are)."""
+    return value if type(value) in _IMMUTABLE else copy.deepcopy(value)
+
+
+_D = TypeVar("_D")
+
+
+def shallow_replace(obj: _D, **changes: Any) -> _D:
+    """``dataclasses.replace`` for a state dataclass, without running ``__init__`` again.
+
+    A new object sharing every field of ``obj`` but the ``changes`` (what
+    ``dataclasses.replace`` gives for a dataclass without ``__post_init__``
+    or init-only fields, which states never have), at a tenth of the cost:
+    a call that learns one row makes several. As with ``dataclasses.replace``,
+    attributes that are not fields (a cached read-out) are not carried over.
+    """
+    fields = obj.__dataclass_fields__  # type: ignore[attr-defined]
+    unknown = [name for name in changes if name not in fields]
+    if unknown:
+        raise TypeError(f"{type(obj).__name__} has no fields {unknown}")
+    values = obj.__dict__
+    new = object.__new__(type(obj))
+    new.__dict__.update({name: values[name] for name in fields if name in values})
+    new.__dict__.update(changes)
+    return new
 
 
 _F = TypeVar("_F", bound="ParamRecord")
@@ -133,12 +180,19 @@ class ParamRecord:
     @classmethod
     def names(cls) -> tuple[str, ...]:
         """The names of the recorded parameters, in declaration order."""
-        return tuple(f.name for f in dataclasses.fields(cls))
+        names = cls.__dict__.get("_names")
+        if names is None:  # once per class: read at every call of a stream
+            names = tuple(f.name for f in dataclasses.fields(cls))
+            cls._names = names
+        return names
+
+    #: The field names, computed once per class by :meth:`names`.
+    _names: ClassVar[tuple[str, ...] | None] = None
 
     @classmethod
     def of(cls: type[_F], estimator: Any) -> _F:
         """The record of ``estimator``'s current values (deep copies)."""
-        return cls(**{name: copy.deepcopy(getattr(estimator, name)) for name in cls.names()})
+        return cls(**{name: _recorded(getattr(estimator, name)) for name in cls.names()})
 
     def active(self) -> tuple[str, ...]:
         """The recorded parameters that shape this state (all of them by default).
@@ -200,33 +254,96 @@ class OnlineState:
             self.loss_history = np.concatenate([self.loss_history, losses])
 
 
-def _nonfinite_fields(state: Any, prefix: str = "") -> list[str]:
-    """Names of the float fields (arrays, numbers, nested containers) that are not finite."""
+#: Field names of each state class (dataclass fields but ``frozen`` and ``live``).
+_STATE_FIELDS: dict[type, tuple[str, ...]] = {}
+#: Values that hold no float: skipped without a look.
+_NO_FLOATS = (int, bool, str, bytes, type(None))
+
+
+def _state_fields(cls: type) -> tuple[str, ...]:
+    names = _STATE_FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("frozen", "live"))
+        _STATE_FIELDS[cls] = names
+    return names
+
+
+def _nonfinite_fields(state: Any, previous: Any = None) -> list[str]:
+    """Names of the float fields (arrays, numbers, nested containers) that are not finite.
+
+    A value that *is* (the same object as) the value at the same place in
+    ``previous`` is skipped: ``previous`` is the committed state, checked when
+    it was committed and never mutated since, so only what the call replaced
+    is read (kernels copy what they change and share the rest). The arrays
+    found are checked in one compiled loop (:func:`first_nonfinite`).
+    """
     bad: list[str] = []
+    arrays: list[np.ndarray] = []
+    array_names: list[str] = []
 
-    def visit(value: Any, name: str) -> None:
-        if isinstance(value, np.ndarray):
-            if value.dtype.kind in "fc" and not np.all(np.isfinite(value)):
+    def visit(value: Any, old: Any, name: str) -> None:
+        if value is old:
+            return
+        kind = type(value)
+        if kind is np.ndarray:
+            arrays.append(value)
+            array_names.append(name)
+        elif kind in _NO_FLOATS:
+            return
+        elif kind is float or isinstance(value, np.floating):
+            if not math.isfinite(value):
                 bad.append(name)
-        elif isinstance(value, (float, np.floating)):
-            if not np.isfinite(value):
+        elif isinstance(value, np.ndarray):  # a subclass
+            if not all_finite(np.asarray(value)):
                 bad.append(name)
-        elif isinstance(value, (list, tuple)):
+        elif kind is list or kind is tuple:
+            olds = old if type(old) is kind and len(old) == len(value) else None
             for i, item in enumerate(value):
-                visit(item, f"{name}[{i}]")
+                visit(item, None if olds is None else olds[i], f"{name}[{i}]")
         elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-            for f in dataclasses.fields(value):
-                if f.name not in ("frozen", "live"):
-                    visit(getattr(value, f.name), f"{name}.{f.name}" if name else f.name)
+            olds = old.__dict__ if type(old) is kind else {}
+            values = value.__dict__
+            for field_name in _state_fields(kind):
+                item = values.get(field_name)
+                previous_item = olds.get(field_name)
+                if item is previous_item or type(item) in _NO_FLOATS:
+                    continue  # inline: most fields are unchanged or hold no float
+                visit(item, previous_item, f"{name}.{field_name}" if name else field_name)
         elif hasattr(value, "__dict__") and not isinstance(value, (type, np.random.Generator)):
+            olds = vars(old) if type(old) is kind else {}
             for key, item in vars(value).items():
-                visit(item, f"{name}.{key}")
+                visit(item, olds.get(key), f"{name}.{key}")
 
-    visit(state, prefix)
+    visit(state, previous, "")
+    while arrays:  # the first non-finite array, then the next ones after it
+        k = first_nonfinite(arrays)
+        if k < 0:
+            break
+        bad.append(array_names[k])
+        arrays, array_names = arrays[k + 1 :], array_names[k + 1 :]
     return bad
 
 
+_TARGET_REQUIRED: dict[type, bool] = {}
+
+
+def _target_required(estimator: Any) -> bool:
+    """Whether the estimator's tags require a target (scikit-learn's rule for ``y=None``).
+
+    Cached per class: the requirement comes with the class (a classifier or a
+    regressor), not with parameter values.
+    """
+    cls = type(estimator)
+    required = _TARGET_REQUIRED.get(cls)
+    if required is None:
+        required = bool(get_tags(estimator).target_tags.required)
+        _TARGET_REQUIRED[cls] = required
+    return required
+
+
 def _same_value(a: Any, b: Any) -> bool:
+    if a is b:  # an immutable value is recorded as itself
+        return True
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return (
             isinstance(a, np.ndarray)
@@ -238,6 +355,33 @@ def _same_value(a: Any, b: Any) -> bool:
         return bool(a == b)
     except (TypeError, ValueError):  # pragma: no cover - exotic parameter values
         return a is b
+
+
+class _Transaction:
+    """The context manager of :meth:`OnlineEstimator._transaction` (a class: cheaper to enter)."""
+
+    __slots__ = ("estimator", "shadow")
+
+    def __init__(self, estimator: Any) -> None:
+        self.estimator = estimator
+        self.shadow = object.__new__(type(estimator))
+        self.shadow.__dict__.update(estimator.__dict__)
+
+    def __enter__(self) -> Any:
+        return self.shadow
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            return  # the shadow is dropped: the estimator is as it was
+        attributes = self.shadow.__dict__
+        own = self.estimator.__dict__
+        own.update(attributes)
+        for name in [name for name in own if name not in attributes]:
+            own.pop(name, None)  # forgotten by a reset (feature_names_in_)
+
+
+#: The display of a ``partial_fit`` below ``verbose=2``: shows nothing, so one serves all.
+_SILENT = Progress(None, verbose=0, summary=True)
 
 
 class OnlineEstimator(BaseEstimator):
@@ -282,26 +426,19 @@ class OnlineEstimator(BaseEstimator):
         for name in ("_state", "n_features_in_", "feature_names_in_"):
             self.__dict__.pop(name, None)
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[Self]:
+    def _transaction(self) -> _Transaction:
         """Run a call on a shadow of the estimator; publish the shadow only if it succeeds.
 
-        The block works on (and yields) a shallow copy of the estimator: every
-        attribute it sets, resets or commits is set on the copy. Kernels never
-        write into the committed state, so the estimator itself is untouched
-        until the whole block has succeeded; then the copy's attributes replace
-        its own in one dictionary update. A failed call changes nothing, and a
-        reader in another thread (``predict`` during a ``fit`` or a failing
-        ``partial_fit``) sees the old attributes or the new ones, never an
-        estimator emptied by a reset or a rollback.
+        The block works on (and gets from ``with``) a shallow copy of the
+        estimator: every attribute it sets, resets or commits is set on the
+        copy. Kernels never write into the committed state, so the estimator
+        itself is untouched until the whole block has succeeded; then the
+        copy's attributes replace its own in one dictionary update. A failed
+        call changes nothing, and a reader in another thread (``predict``
+        during a ``fit`` or a failing ``partial_fit``) sees the old attributes
+        or the new ones, never an estimator emptied by a reset or a rollback.
         """
-        shadow = object.__new__(type(self))
-        shadow.__dict__.update(self.__dict__)
-        yield shadow
-        attributes = shadow.__dict__
-        self.__dict__.update(attributes)
-        for name in [name for name in self.__dict__ if name not in attributes]:
-            self.__dict__.pop(name, None)  # forgotten by a reset (feature_names_in_)
+        return _Transaction(self)
 
     def set_params(self, **params: Any) -> Self:
         """Set the parameters of this estimator, all or none.
@@ -362,7 +499,17 @@ class OnlineEstimator(BaseEstimator):
     def _check_training_data(
         self, X: Any, y: Any, first_call: bool, **check_params: Any
     ) -> tuple[Any, Any]:
-        """``validate_data`` on a training batch (``y`` too when given) plus the magnitude guard."""
+        """``validate_data`` on a training batch (``y`` too when given) plus the magnitude guard.
+
+        A later batch that is a plain float array (or CSR matrix) of the
+        fitted width, with a plain target, takes the fast path
+        (:meth:`_fast_training_data`); everything else, and every error, goes
+        through scikit-learn's full validation.
+        """
+        if not first_call:
+            fast = self._fast_training_data(X, y, **check_params)
+            if fast is not None:
+                return fast
         params = {
             "reset": first_call,
             "accept_sparse": self._accept_sparse,
@@ -377,9 +524,36 @@ class OnlineEstimator(BaseEstimator):
         check_finite_magnitude(X)
         return X, y
 
+    def _fast_batch(self, X: Any) -> Any:
+        """``X`` if it needs none of scikit-learn's checks (see ``fast_batch``), else None."""
+        return fast_batch(self, X, accept_sparse=self._accept_sparse, max_abs=MAX_ABS_VALUE)
+
+    def _fast_training_data(
+        self, X: Any, y: Any, *, y_numeric: bool = False, **check_params: Any
+    ) -> tuple[Any, Any] | None:
+        """``(X, y)`` of a later batch that full validation would return unchanged, else None.
+
+        ``X`` as in :func:`skonline.utils._validation.fast_batch`; ``y`` a
+        plain 1-D target (``fast_target``), or ``None`` for an estimator that
+        takes no target. Never raises.
+        """
+        if check_params:  # a check this path does not know: the full validation
+            return None
+        fast = self._fast_batch(X)
+        if fast is None:
+            return None
+        if y is None:
+            return None if _target_required(self) else (fast, None)
+        if fast_target(y, fast.shape[0], numeric=y_numeric):
+            return fast, y
+        return None
+
     def _validate_predict(self, X: Any) -> Any:
         """Validate data for transform / predict / score (no state is written)."""
         self._check_fitted()
+        fast = self._fast_batch(X)
+        if fast is not None:
+            return fast
         X = validate_data(
             self,
             X,
@@ -414,8 +588,8 @@ class OnlineEstimator(BaseEstimator):
         shallow copy: ``state`` may be the committed state of a call that learned
         nothing).
         """
-        state = dataclasses.replace(state, live=self._live_record.of(self))
-        bad = _nonfinite_fields(state)
+        state = shallow_replace(state, live=self._live_record.of(self))
+        bad = _nonfinite_fields(state, self.__dict__.get("_state"))
         if bad:
             raise FloatingPointError(
                 f"{type(self).__name__}: the update overflowed (non-finite values in "
@@ -462,6 +636,8 @@ class OnlineEstimator(BaseEstimator):
         """
         verbose = int(getattr(self, "verbose", 0) or 0)
         name = type(self).__name__
+        if call == "partial_fit" and verbose < 2:
+            return _SILENT
         if call == "partial_fit":
             return Progress(
                 total,

@@ -33,7 +33,7 @@ from ..evaluation._sketch_metrics import spectral_norm_of_difference
 from ..utils._random import as_generator
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ..utils._validation import validate_data
-from ._frequent_directions_fast import max_abs_finite
+from ..utils._validation_fast import value_range
 from ._frequent_directions_kernels import (
     SketchState,
     error_along_components,
@@ -176,15 +176,19 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return 2 * m if self.buffer == "double" else m
 
     def _validate_batch(self, X, y, first_call):
-        X = validate_data(
-            self,
-            X,
-            reset=first_call,
-            accept_sparse=self._accept_sparse,
-            dtype=[np.float64, np.float32],
-            ensure_min_samples=1,
-            ensure_all_finite=False,  # one pass below checks finiteness and magnitude
-        )
+        fast = None if first_call else self._fast_batch(X)
+        if fast is not None:
+            X = fast
+        else:
+            X = validate_data(
+                self,
+                X,
+                reset=first_call,
+                accept_sparse=self._accept_sparse,
+                dtype=[np.float64, np.float32],
+                ensure_min_samples=1,
+                ensure_all_finite=False,  # one pass below checks finiteness and magnitude
+            )
         largest = _check_finite_magnitude(X)
         d = X.shape[1]
         m = self._resolved_sketch_size(d) if first_call else int(self._state.sketch_size)
@@ -205,9 +209,14 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             batch_sq = float(np.sum(np.square(data, dtype=np.float64)))
         sketch_sq = 0.0
         if not first_call:
-            sketch_sq = float(np.sum(self._state.m2)) + float(
-                np.sum(np.square(self._state.buffer[: self._state.n_rows]))
-            )
+            streamed = float(np.sum(self._state.m2))  # ‖A‖_F² of the rows streamed so far
+            # ‖B‖_F² <= ‖A‖_F² (compactions only shrink): the cheap bound, 4x wide for
+            # rounding, spares the O(capacity · d) pass over the buffer at every call
+            sketch_sq = 5.0 * streamed
+            if not batch_sq + sketch_sq <= _MAX_SQUARED_NORM:
+                sketch_sq = streamed + float(
+                    np.sum(np.square(self._state.buffer[: self._state.n_rows]))
+                )
         if not batch_sq + sketch_sq <= _MAX_SQUARED_NORM:
             raise ValueError(
                 "X is too large in magnitude for the sketch: its squared Frobenius norm "
@@ -780,7 +789,8 @@ def _check_finite_magnitude(X):
         data = X
     if data.size == 0:
         return 0.0
-    largest, code = max_abs_finite(data)
+    low, high, code = value_range(data)
+    largest = max(high, -low)
     if code == 1:
         raise ValueError("Input X contains NaN.")
     if code == 2:

@@ -410,32 +410,6 @@ def welford_rows(SketchBuffer sketch, const floating_in[:, :] X, bint center):
     return out
 
 
-def max_abs_finite(const floating_in[:, :] X):
-    """``(max |x|, code)`` of a dense matrix in one pass: code 0 finite, 1 NaN, 2 infinite.
-
-    The magnitude guard of the sketches without the two passes (max, min) and
-    the finiteness pass of the generic validation.
-    """
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], i, j
-    cdef double v, a, best = 0.0
-    cdef int code = 0
-    with nogil:
-        for i in range(n):
-            for j in range(d):
-                v = X[i, j]
-                if v != v:
-                    code = 1
-                    break
-                a = fabs(v)
-                if a > best:
-                    best = a
-            if code:
-                break
-    if code == 0 and not isfinite(best):
-        code = 2
-    return best, code
-
-
 def csr_times_transpose(const long long[::1] indptr, const long long[::1] indices,
                         const double[::1] data, const double[:, ::1] D):
     """``X Dᵀ`` for CSR ``X`` (b x d) and dense row-major ``D`` (r x d): ``O(nnz · r)``.

@@ -320,7 +320,7 @@ def dense_pass(
     deltas : list of float
         The shrinkage ``δ`` of each compaction, in order.
     """
-    with single_blas_thread():
+    with single_blas_thread(X.shape[0] * X.shape[1]):
         if method == "gram":
             return _gram_dense_pass(sketch, X, rule, center, skip_zero_rows)
         deltas: list[float] = []
@@ -699,7 +699,7 @@ def sparse_pass(
     spare = np.empty_like(buffer)
     deltas = []
     start, n = 0, X.shape[0]
-    with single_blas_thread():
+    with single_blas_thread(X.shape[0] * X.shape[1]):
         while start < n:
             need = capacity - sketch.n_rows
             # the block ends at the row that fills the buffer
@@ -858,7 +858,7 @@ def randomized_sparse_pass(
     rows = CsrRows.from_csr(X)
     deltas = []
     start, n = 0, X.shape[0]
-    with single_blas_thread():
+    with single_blas_thread(X.shape[0] * X.shape[1]):
         while start < n:
             stop = int(np.searchsorted(indptr, indptr[start] + budget, side="left"))
             stop = min(max(stop, start + 1), n)

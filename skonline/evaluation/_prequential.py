@@ -70,6 +70,68 @@ _LABELLED_SCORERS: dict[str, tuple[str, Any, bool, dict[str, str]]] = {
         {"multi_class": "ovo", "average": "weighted"},
     ),
 }
+#: Row-mean scorers computed here from the batch's predictions, with scikit-learn's
+#: arithmetic (the same floats), instead of through the scorer: its machinery costs
+#: more than predicting and learning a small batch. ``{name: (method, metric)}``;
+#: a metric returns None where scikit-learn would check or convert more than it
+#: does, and the scorer runs instead (raising its own errors).
+_DIRECT_SCORERS: dict[str, tuple[str, Any]] = {}
+
+
+def _direct_accuracy(y, pred):
+    """``accuracy_score(y, pred)`` for 1-D integer/boolean or string labels, else None."""
+    if not (_plain_1d(y, "biu") and _plain_1d(pred, "biu")) and not (
+        _plain_1d(y, "U") and _plain_1d(pred, "U")
+    ):
+        return None
+    if y.shape != pred.shape:
+        return None
+    # scikit-learn: score = y_true == y_pred; float(mean(score as float64))
+    return float(np.mean((y == pred).astype(np.float64)))
+
+
+def _regression_errors(y, pred):
+    """``(y_true, y_pred)`` as columns of float64, as scikit-learn's checks give them, or None."""
+    if not (_plain_1d(y, "biuf") and _plain_1d(pred, "f")) or pred.dtype != np.float64:
+        return None
+    if y.shape != pred.shape:
+        return None
+    y = y.astype(np.float64, copy=False)
+    if not (np.isfinite(y).all() and np.isfinite(pred).all()):
+        return None  # the scorer raises scikit-learn's error
+    return y.reshape(-1, 1), pred.reshape(-1, 1)
+
+
+def _direct_neg_mae(y, pred):
+    """``-mean_absolute_error(y, pred)`` for 1-D numeric targets, else None."""
+    pair = _regression_errors(y, pred)
+    if pair is None:
+        return None
+    y_true, y_pred = pair
+    return -1 * float(np.mean(np.mean(np.abs(y_pred - y_true), axis=0)))
+
+
+def _direct_neg_mse(y, pred):
+    """``-mean_squared_error(y, pred)`` for 1-D numeric targets, else None."""
+    pair = _regression_errors(y, pred)
+    if pair is None:
+        return None
+    y_true, y_pred = pair
+    return -1 * float(np.mean(np.mean((y_true - y_pred) ** 2, axis=0)))
+
+
+def _plain_1d(a, kinds):
+    return type(a) is np.ndarray and a.ndim == 1 and a.dtype.kind in kinds
+
+
+_DIRECT_SCORERS.update(
+    {
+        "accuracy": ("predict", _direct_accuracy),
+        "neg_mean_absolute_error": ("predict", _direct_neg_mae),
+        "neg_mean_squared_error": ("predict", _direct_neg_mse),
+    }
+)
+
 #: The estimator methods whose outputs a score can be computed from.
 _RESPONSE_METHODS = (
     "predict",
@@ -153,7 +215,10 @@ def _named_scorer(name, labels):
 
 
 def _resolve_scoring(estimator, scoring, labels=None):
-    """``{name: scorer}`` from None, a name, a callable, or a list/tuple/dict of those.
+    """``{name: (scorer, row_mean, direct)}`` from None, a name, a callable, or a list/dict.
+
+    ``row_mean``: the scorer's value on rows is the mean of a per-row value;
+    ``direct``: ``(method, metric)`` of ``_DIRECT_SCORERS``, or None.
 
     ``labels``: every class of the stream (classifiers), given to the built-in
     scorers that need them.
@@ -184,17 +249,18 @@ def _resolve_scoring(estimator, scoring, labels=None):
         raise ValueError(f"scoring must be a name, a callable, a list or a dict; got {scoring!r}.")
     if not items:
         raise ValueError("scoring is empty.")
-    out = {}
+    out: dict[str, tuple[Any, bool, Any]] = {}
     for name, entry in items:
         if entry == "neg_reconstruction_error":
-            out[name] = (_neg_reconstruction_error, True)
+            out[name] = (_neg_reconstruction_error, True, None)
         elif isinstance(entry, str):
-            out[name] = (_named_scorer(entry, labels), entry in _ROW_MEAN_SCORERS)
-            _check_response_method(estimator, entry, out[name][0])
+            scorer = _named_scorer(entry, labels)
+            out[name] = (scorer, entry in _ROW_MEAN_SCORERS, _DIRECT_SCORERS.get(entry))
+            _check_response_method(estimator, entry, scorer)
         elif callable(entry):
             # a callable's cumulative value is the row-weighted mean of its batch
             # values (it may read X, which is not kept to recompute it on)
-            out[name] = (check_scoring(estimator, scoring=entry), True)
+            out[name] = (check_scoring(estimator, scoring=entry), True, None)
         else:
             raise ValueError(f"scoring entries must be names or callables; got {entry!r}.")
     return out
@@ -538,11 +604,20 @@ class _Track:
         rows = self.scored_rows + n
         values, cumulative = {}, {}
         try:
-            for name, (scorer, row_mean) in self.scorers.items():
-                target = self.model if row_mean else _Recorder(self.model, self.outputs[name])
-                values[name] = float(scorer(target, Xb, yb))
+            responses: dict[str, Any] = {}  # one predict per batch for the direct metrics
+            for name, (scorer, row_mean, direct) in self.scorers.items():
+                value = None
+                if direct is not None:
+                    method, metric = direct
+                    if method not in responses:
+                        responses[method] = getattr(self.model, method)(Xb)
+                    value = metric(yb, responses[method])
+                if value is None:
+                    target = self.model if row_mean else _Recorder(self.model, self.outputs[name])
+                    value = float(scorer(target, Xb, yb))
+                values[name] = value
             y_seen = None
-            for name, (scorer, row_mean) in self.scorers.items():
+            for name, (scorer, row_mean, _) in self.scorers.items():
                 if row_mean:
                     cumulative[name] = (self.weighted[name] + values[name] * n) / rows
                     continue
@@ -1006,7 +1081,8 @@ def prequential_score(
                     phase = f"{phase} of the estimator {name!r}"
                 _raise_in_batch(failure, i, first_row, n, phase, results(), failed=list(errors))
             first_row += n
-            progress.update(n, **dict(_running_score(run) for run in runs))
+            if progress.enabled:  # the running scores are read only to be shown
+                progress.update(n, **dict(_running_score(run) for run in runs))
     if first_row == 0:
         raise ValueError("the stream is empty.")
     return results()

@@ -39,6 +39,7 @@ from ..base import (
     check_finite_magnitude,
 )
 from ..utils._sklearn_compat import _check_sample_weight, _fit_context
+from ..utils._validation import all_finite, finite_range
 from ._calibration_fast import temperature_steps
 
 if TYPE_CHECKING:
@@ -257,11 +258,44 @@ def _validate_sample_weight(X: Any, sample_weight: Any) -> np.ndarray:
     """Non-negative, finite, not all zero and not too large to square."""
     if sample_weight is None:
         return np.ones(X.shape[0])
+    if (  # the common case in one compiled pass; anything else gets the full checks
+        type(sample_weight) is np.ndarray
+        and sample_weight.dtype == np.float64
+        and sample_weight.shape == (X.shape[0],)
+    ):
+        low, high, code = finite_range(sample_weight)
+        if code == 0 and low >= 0 and 0 < high <= MAX_ABS_VALUE:
+            return sample_weight
     sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     check_finite_magnitude(sw, name="sample_weight")
     if not np.any(sw > 0):
         raise ValueError("sample_weight is zero for every row: the batch carries no information.")
     return sw
+
+
+def _all_known(y: np.ndarray, known: np.ndarray) -> bool:
+    """True if every label of ``y`` is in the sorted ``known`` (a binary search per row).
+
+    Only for labels that compare as ``known`` does (numbers with numbers,
+    strings with strings); otherwise False, and the caller computes the
+    unseen labels the slow way. A few rows are looked up in a set of the
+    known labels (Python's equality is NumPy's for numbers and strings).
+    """
+    kinds = y.dtype.kind + known.dtype.kind
+    if not (kinds in ("UU", "SS") or (kinds[0] in "biuf" and kinds[1] in "biuf")):
+        return False
+    if not len(known):
+        return False
+    if y.shape[0] <= _FEW_ROWS:
+        labels = set(known.tolist())
+        return all(label in labels for label in y.tolist())
+    index = np.searchsorted(known, y)
+    np.minimum(index, len(known) - 1, out=index)
+    return bool(np.all(known[index] == y))
+
+
+#: Batches of at most this many rows look their labels up one by one.
+_FEW_ROWS = 8
 
 
 class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
@@ -424,11 +458,12 @@ class OnlineLinearClassifierMixin(_Engine):
                     f"classes={np.unique(classes).tolist()} is not the same as on the first "
                     f"call to partial_fit: {known.tolist()}."
                 )
-        unseen = np.setdiff1d(np.unique(y), known)
-        if unseen.size:
-            raise ValueError(
-                f"y contains labels {unseen.tolist()} that are not in classes {known.tolist()}."
-            )
+        if not _all_known(y, known):  # the cheap lookup is not sure: the set difference
+            unseen = np.setdiff1d(np.unique(y), known)
+            if unseen.size:
+                raise ValueError(
+                    f"y contains labels {unseen.tolist()} that are not in classes {known.tolist()}."
+                )
         self._check_class_weight(known)
         sw = _validate_sample_weight(X, sample_weight)
         return X, y, {"sample_weight": sw, "classes": known}
@@ -629,7 +664,7 @@ class OnlineLinearRegressorMixin(_Engine):
             y = np.asarray(y, dtype=np.float64)
         except (TypeError, ValueError) as err:
             raise ValueError(f"y must be numeric: {err}") from None
-        if not np.all(np.isfinite(y)):
+        if not all_finite(y):
             raise ValueError("y contains NaN or infinity.")
         check_finite_magnitude(y, name="y", max_abs=MAX_ABS_VALUE)
         sw = _validate_sample_weight(X, sample_weight)

@@ -35,7 +35,6 @@ reads ``‖u‖_S sqrt(α log(1 + α‖u‖_S²) + Γ_T) + 1`` (the paper prints
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import solve_triangular
 
+from ..base import shallow_replace
 from ..utils._rows import canonical_csr
 from ._linear import LinearState
 from ._losses import LOSS_CODES
@@ -315,7 +315,7 @@ def _with_copies(state: _S, *names: str) -> _S:
     """A new state whose named arrays are copies: the compiled pass writes only into those."""
     arrays = {name: getattr(state, name) for name in names}
     copies: dict[str, Any] = {name: None if a is None else a.copy() for name, a in arrays.items()}
-    return dataclasses.replace(state, **copies)
+    return shallow_replace(state, **copies)
 
 
 _EMPTY_2D = np.zeros((0, 0))

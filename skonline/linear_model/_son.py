@@ -11,7 +11,6 @@ holds the state and reads it out.
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -23,7 +22,7 @@ import scipy.sparse as sp
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..base import ParamRecord
+from ..base import ParamRecord, shallow_replace
 from ..utils._blas import single_blas_thread
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._linear import (
@@ -334,7 +333,8 @@ class _BaseSON(OnlineLinearBase):
     def _scaled_pass(self, state, X, T, sample_weight):
         center = getattr(state.frozen, "center_target", False)
         scale = update_scales(state.scale, X) if state.frozen.scale_features else state.scale
-        with single_blas_thread():  # small products on one core: faster, robust to load
+        # small products on one core: faster, robust to load (not worth it for a few rows)
+        with single_blas_thread(X.shape[0] * X.shape[1]):
             U, curvature, t, total_loss, predictions, scores, target_mean = son_pass(
                 state.U,
                 state.curvature,
@@ -355,7 +355,7 @@ class _BaseSON(OnlineLinearBase):
                 target_mean=(state.target_sum, state.target_count) if center else None,
                 forgetting=float(self.forgetting_factor),
             )
-        new = dataclasses.replace(
+        new = shallow_replace(
             state,
             U=U,
             curvature=curvature,

@@ -16,13 +16,13 @@ The textbook transcription of the algorithm lives in the tests
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..base import shallow_replace
 from ._losses import LOSS_CODES, loss_and_derivative
 from ._rows import make_rows
 from ._son_fast import Curvature, Stream, son_pass_fast
@@ -211,12 +211,12 @@ class CurvatureState:
     sq: np.ndarray
 
     def copy(self) -> CurvatureState:
-        return dataclasses.replace(
+        return shallow_replace(
             self,
             **{
-                f.name: getattr(self, f.name).copy()
-                for f in dataclasses.fields(self)
-                if isinstance(getattr(self, f.name), np.ndarray)
+                name: v.copy()
+                for name, v in vars(self).items()
+                if isinstance(v, np.ndarray) and name in self.__dataclass_fields__
             },
         )
 

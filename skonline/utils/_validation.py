@@ -17,8 +17,121 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._sklearn_compat import validate_data as _sklearn_validate_data
+from ._validation_fast import value_range
 
-__all__ = ["check_compressed_structure", "validate_data"]
+__all__ = [
+    "all_finite",
+    "check_compressed_structure",
+    "fast_batch",
+    "fast_target",
+    "finite_range",
+    "validate_data",
+]
+
+#: The dtypes a batch keeps (the first call picks one, later calls follow the state).
+FLOAT_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+#: Sparse containers taken as they are (scikit-learn's check returns them unchanged).
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
+def finite_range(a: np.ndarray) -> tuple[float, float, int]:
+    """``(min, max, code)`` of a float32/float64 array of any shape in one pass.
+
+    ``code`` is 0 when every entry is finite, 1 at a NaN, 2 at an infinity
+    (compiled: no temporary array; beyond two dimensions a non-contiguous
+    array is copied first).
+    """
+    block = a if a.ndim == 2 else a.reshape(1, -1, order="A")
+    return value_range(block)
+
+
+def all_finite(a: np.ndarray) -> bool:
+    """True when every entry of a float or complex array is finite (other dtypes: True)."""
+    if a.dtype in FLOAT_DTYPES:
+        return finite_range(a)[2] == 0
+    if a.dtype.kind in "fc":
+        return bool(np.all(np.isfinite(a)))
+    return True
+
+
+def _accepts_csr(accept_sparse: Any) -> bool:
+    if accept_sparse is True or accept_sparse == "csr":
+        return True
+    return isinstance(accept_sparse, (list, tuple)) and "csr" in accept_sparse
+
+
+def fast_batch(estimator: Any, X: Any, *, accept_sparse: Any, max_abs: float) -> Any:
+    """``X`` itself if it is a later batch that full validation would return unchanged, else None.
+
+    The common case of a stream, checked in microseconds: a C- or
+    Fortran-contiguous float64/float32 ndarray (or a CSR matrix of that
+    dtype, when ``accept_sparse`` allows it) with at least one row and the
+    fitted number of columns, every entry finite and at most ``max_abs`` in
+    magnitude, for an estimator fitted on data without feature names; a CSR
+    matrix must also pass :func:`check_compressed_structure`. It never
+    raises: anything else (another container or dtype, a DataFrame, a bad
+    value, a malformed matrix) gets ``None``, and the caller runs the full
+    :func:`validate_data`, which raises its own errors and warnings. So an
+    input is accepted here only if the full path accepts it unchanged.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        A fitted estimator (``n_features_in_`` set).
+    X : object
+        The batch.
+    accept_sparse : bool, str or list of str
+        As in :func:`validate_data`.
+    max_abs : float
+        The magnitude guard (:func:`skonline.base.check_finite_magnitude`).
+
+    Returns
+    -------
+    X : ndarray, sparse matrix or None
+        ``X`` unchanged, or ``None`` when the full validation must run.
+    """
+    fitted = estimator.__dict__
+    n_features = fitted.get("n_features_in_")
+    if n_features is None or "feature_names_in_" in fitted:
+        return None  # a named fit warns about unnamed data: scikit-learn's rule
+    kind = type(X)
+    if kind is np.ndarray:
+        flags = X.flags
+        if not (flags.c_contiguous or flags.f_contiguous):
+            return None
+        data = X
+    elif kind in _CSR_TYPES and _accepts_csr(accept_sparse):
+        data = X.data
+        if type(data) is not np.ndarray or data.ndim != 1:
+            return None
+    else:
+        return None
+    if X.ndim != 2 or X.shape[1] != n_features or X.shape[0] < 1 or X.dtype not in FLOAT_DTYPES:
+        return None
+    low, high, code = finite_range(data)
+    if code or high > max_abs or -low > max_abs:
+        return None
+    if kind is not np.ndarray:
+        try:
+            check_compressed_structure(X)
+        except ValueError:
+            return None
+    return X
+
+
+def fast_target(y: Any, n_samples: int, *, numeric: bool) -> bool:
+    """True if a target ``y`` needs nothing of scikit-learn's checks: they would return it as is.
+
+    A 1-D ndarray with one entry per row, of a boolean, integer or
+    float32/float64 dtype with every entry finite (or, unless ``numeric``,
+    of a string dtype). Never raises.
+    """
+    if type(y) is not np.ndarray or y.ndim != 1 or y.shape[0] != n_samples:
+        return False
+    kind = y.dtype.kind
+    if kind in "biu" or (kind in "US" and not numeric):
+        return True
+    return y.dtype in FLOAT_DTYPES and finite_range(y)[2] == 0
 
 
 def check_compressed_structure(X: Any, name: str = "X") -> None:
