@@ -81,6 +81,8 @@ EXTENSIONS = [
     Extension(
         "skonline.linear_model._scale_invariant_fast",
         ["skonline/linear_model/_scale_invariant_fast.pyx"],
+        depends=["skonline/linear_model/_row_math.h"],
+        include_dirs=["skonline/linear_model"],  # _row_math.h, also from build/boundscheck
     ),
     Extension(
         "skonline.decomposition._frequent_directions_fast",
@@ -102,13 +104,16 @@ for ext in EXTENSIONS:
 
 
 def _build_key(ext):
-    """Hash of everything the compiled extension depends on (the C embeds the .pxd's)."""
+    """Hash of everything the compiled extension depends on (the C embeds .pxd's, not .h's)."""
     digest = hashlib.sha256()
     for source in ext.sources:
         text = Path(source).read_bytes()
         # Cython's metadata header names the (temporary) NumPy include folder
         start, end = text.find(b"BEGIN: Cython Metadata"), text.find(b"END: Cython Metadata")
         digest.update(text[end:] if 0 <= start < end else text)
+    for header in ext.depends:  # C headers the generated C includes (not embedded in it)
+        if header.endswith(".h"):
+            digest.update(Path(header).read_bytes())
     for part in (
         ext.extra_compile_args,
         ext.extra_link_args,

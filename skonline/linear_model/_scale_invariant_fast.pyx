@@ -15,6 +15,13 @@ one regression output) that share the feature statistics:
     ``w_i = exp((h_i²/s_i² − Γ_i)/(2α) − log α) h_i / s_i²`` and
     ``Γ_i += g² x_i²/s_i²``.
 
+  The arithmetic of a row runs in the vectorised loops of ``_row_math.h``
+  over its entries laid out contiguously (a dense row without zeros in
+  place, any other row gathered), the exponential included (within one ulp
+  of libm's; :func:`compiled_exp` exposes it to the tests);
+  :func:`coordinate_weights` is the state's read-out at ``x = 0`` in the
+  same loops.
+
 * :func:`centered_pass` — the same two learners on features centred at their
   running mean (dense rows; the statistics are those of the data centred at
   the current mean, recomputed from running sums), plus an uncentred
@@ -202,46 +209,20 @@ cdef class Stream:
 
 
 # ------------------------------------------------------- coordinate-wise pass
-cdef inline double coordinate_term(
-    int kind, bint per_feature, int j, double x, double* s2, const double* h, const double* gam,
-    double* n_nonzero, double* ratio, double inv_two_alpha, double row_norm, double log_alpha,
-    double log_alpha_d, double max_exponent, bint* clipped,
-) noexcept nogil:
-    """Add ``x²`` to ``s²_j``; return coordinate ``j``'s term of the prediction of one output.
-
-    ``ratio[j] = x / s²_j`` is kept for the update. Algorithm 1:
-    ``exp(E − log(α n d)) h (x / s²)`` with ``E = (h² + x²)/(2α s²)``; the
-    diagonal learner: ``exp((h²/s² − Γ)/(2α) − log α) h (x / s²)``.
-    """
-    cdef double r, inv_e, hk, E, norm_e
-    s2[j] += x * x
-    r = 1.0 / s2[j]
-    ratio[j] = x * r
-    inv_e = inv_two_alpha * r
-    hk = h[j]
-    if kind == ALG1:
-        E = hk * hk * inv_e + x * x * inv_e
-        if per_feature:
-            n_nonzero[j] += 1.0
-            norm_e = log_alpha_d + log(n_nonzero[j])
-        else:
-            norm_e = row_norm
-    else:
-        E = hk * hk * inv_e - gam[j] * inv_two_alpha
-        norm_e = log_alpha
-    if E > max_exponent:
-        E = max_exponent
-        clipped[0] = True
-    return exp(E - norm_e) * hk * ratio[j]
-
-
-cdef inline void coordinate_update(
-    int kind, int j, double x, double gk, double* h, double* gam, const double* ratio,
-) noexcept nogil:
-    """``h_j −= g x`` (and, for the diagonal learner, ``Γ_j += g² x²/s²``)."""
-    if kind == DIAG:
-        gam[j] += gk * gk * (x * ratio[j])
-    h[j] -= gk * x
+cdef extern from "_row_math.h" nogil:
+    void si_exp_array(int m, const double* x, double* out)
+    int si_count_entries(int n, const double* x)
+    void si_gather(int m, const int* ids, const double* src, double* dst)
+    void si_row_stats(int m, const double* x, double* s2, double* ratio, double* inv, double c)
+    double si_row_predict(int m, const double* x, const double* h, const double* gam,
+                          const double* inv, const double* count, double norm,
+                          const double* ratio, double c, double max_exponent, int* clipped,
+                          double* work)
+    void si_row_update(int m, const double* x, const double* ratio, double g, double* h,
+                       double* gam)
+    void si_readout(int d, const double* s2, const double* h, const double* gam,
+                    const double* log_norm, double log_norm0, double two_alpha,
+                    double max_exponent, double* out)
 
 
 def sparse_pass(
@@ -265,40 +246,55 @@ def sparse_pass(
     scalars are continued in ``stream``. With ``forgetting = γ < 1`` (``DIAG``
     only) each row first discounts the statistics of every coordinate,
     ``s² ← γs²``, ``h ← γh``, ``Γ ← γΓ`` (``O(K d)`` per row).
+
+    The arithmetic runs in the SIMD loops of ``_row_math.h`` over the row's
+    ``m`` entries (``x² ≠ 0``) laid out contiguously: a dense row without
+    zeros in place (its coordinates are the state's), any other row gathered
+    into buffers (and its statistics scattered back), the constant
+    coordinate as one more block of one entry. Both layouts see the same
+    entries in the same order, so a dense row and its CSR form give the same
+    bits.
     """
     cdef const double[:, ::1] X = rows.X
     cdef const long long[::1] indptr = rows.indptr
     cdef const int[::1] indices = rows.indices
     cdef const double[::1] data = rows.data
     cdef bint dense = rows.dense
-    cdef double alpha = stream.alpha, max_exponent = stream.max_exponent
+    cdef double max_exponent = stream.max_exponent, alpha = stream.alpha
     cdef int n = stream.T.shape[0]
     cdef int K = H.shape[0]
     cdef int d = s2.shape[0]
     cdef int d_x = d - 1 if intercept else d
-    cdef int* idx = <int*> malloc(d * sizeof(int))
-    # val: the non-zero values of the row (gathered, K > 1); then, per coordinate j:
-    # x/s², 1/(2α s²), the exponent's part that does not depend on the output, and the
-    # log of the normaliser
-    cdef double* val = <double*> malloc(5 * d * sizeof(double))
-    cdef double* ratio = val + d
-    cdef double* inv = val + 2 * d
-    cdef double* base = val + 3 * d
-    cdef double* norm = val + 4 * d
+    cdef Py_ssize_t row
+    cdef long long width = d + 1
+    for row in range(0 if dense else n):  # a CSR row holds at most its stored entries
+        if indptr[row + 1] - indptr[row] + 1 > width:
+            width = indptr[row + 1] - indptr[row] + 1
+    cdef int* gathered = <int*> malloc(width * sizeof(int))
+    # per entry of a gathered row: its value, s², h and Γ of one output; per entry of any
+    # row: x/s², 1/(2α s²), the per-feature counter and work space
+    cdef double* val = <double*> malloc(8 * width * sizeof(double))
+    cdef double* s2e = val + width
+    cdef double* he = val + 2 * width
+    cdef double* ge = val + 3 * width
+    cdef double* ratio = val + 4 * width
+    cdef double* inv = val + 5 * width
+    cdef double* count = val + 6 * width
+    cdef double* work = val + 7 * width
     cdef double* p = <double*> malloc(2 * K * sizeof(double))
     cdef double* g = p + K
-    cdef double* s2p = &s2[0]
-    cdef double* h0 = &H[0, 0]
-    cdef double* gam0 = &gamma[0, 0] if kind == DIAG else NULL
-    cdef double* counts = &n_nonzero[0] if per_feature else NULL
-    cdef Py_ssize_t row
+    cdef const int* ids = NULL
+    cdef const double* xs = NULL
+    cdef const double* hk
+    cdef double* gam_k
     cdef int e, m, j, k
-    cdef long long lo, hi
-    cdef double x, r, hk, E, acc, row_norm, gk
-    cdef double inv_two_alpha = 0.5 / alpha, log_alpha = log(alpha), log_alpha_d = log(alpha * d)
-    cdef bint clipped
-    if idx == NULL or val == NULL or p == NULL:
-        free(idx); free(val); free(p)
+    cdef int clipped
+    cdef bint in_place
+    cdef double row_norm, gk, acc, one = 1.0, ratio_c = 0.0, inv_c = 0.0
+    cdef double c = 0.5 / alpha, log_alpha = log(alpha), log_alpha_d = log(alpha * d)
+    cdef double* count_e = count if per_feature else NULL
+    if gathered == NULL or val == NULL or p == NULL:
+        free(gathered); free(val); free(p)
         raise MemoryError()
     try:
         with nogil:
@@ -306,116 +302,141 @@ def sparse_pass(
                 stream.t += 1
                 if forgetting != 1.0:
                     for j in range(d):
-                        s2p[j] *= forgetting
+                        s2[j] *= forgetting
                     for k in range(K):
                         for j in range(d):
                             H[k, j] *= forgetting
                             gamma[k, j] *= forgetting
-                row_norm = log_alpha + log(<double> stream.t * d) if kind == ALG1 else log_alpha
-                clipped = False
-                if not dense:
-                    lo = indptr[row]
-                    hi = indptr[row + 1]
-                if K == 1:  # one output: statistics and prediction in one sweep, no gather
-                    acc = 0.0
-                    if dense:
-                        for j in range(d_x):
-                            x = X[row, j]
-                            if x * x != 0.0:  # as canonical_csr: a square that underflows is 0
-                                acc += coordinate_term(
-                                    kind, per_feature, j, x, s2p, h0, gam0, counts, ratio,
-                                    inv_two_alpha, row_norm, log_alpha, log_alpha_d,
-                                    max_exponent, &clipped,
-                                )
-                    else:
-                        for e in range(lo, hi):
-                            acc += coordinate_term(
-                                kind, per_feature, indices[e], data[e], s2p, h0, gam0, counts,
-                                ratio, inv_two_alpha, row_norm, log_alpha, log_alpha_d,
-                                max_exponent, &clipped,
-                            )
-                    if intercept:
-                        acc += coordinate_term(
-                            kind, per_feature, d_x, 1.0, s2p, h0, gam0, counts, ratio,
-                            inv_two_alpha, row_norm, log_alpha, log_alpha_d, max_exponent,
-                            &clipped,
-                        )
-                    p[0] = finite_prediction(acc)
-                    predictions[row, 0] = p[0]
+                # the log of the normaliser: α t d (Algorithm 1), α d n_i (per feature: the
+                # division by n_i is si_row_predict's), α (the diagonal learner)
+                row_norm = log_alpha
+                if kind == ALG1:
+                    row_norm = log_alpha_d if per_feature else row_norm + log(<double> stream.t * d)
+                clipped = 0
+                # the row's entries: in place, or gathered (ids, xs)
+                in_place = False
+                m = 0
+                if dense:
+                    if d_x > 0:
+                        xs = &X[row, 0]
+                        m = si_count_entries(d_x, xs)
+                        in_place = m == d_x
+                        if not in_place:
+                            m = rows.gather(row, d_x, gathered, val)
+                            ids = gathered
+                            xs = val
                 else:
-                    m = rows.gather(row, d_x, idx, val)
-                    if intercept:
-                        idx[m] = d_x
-                        val[m] = 1.0
-                        m += 1
+                    m = indptr[row + 1] - indptr[row]
+                    if m > 0:
+                        ids = &indices[indptr[row]]
+                        xs = &data[indptr[row]]
+                if in_place:
+                    si_row_stats(m, xs, &s2[0], ratio, inv, c)
+                elif m > 0:
+                    si_gather(m, ids, &s2[0], s2e)
+                    si_row_stats(m, xs, s2e, ratio, inv, c)
                     for e in range(m):
-                        j = idx[e]
-                        x = val[e]
-                        s2[j] += x * x
-                        r = 1.0 / s2[j]
-                        ratio[j] = x * r
-                        inv[j] = inv_two_alpha * r
-                        if kind == ALG1:
-                            base[j] = x * x * inv[j]
-                            if per_feature:
-                                n_nonzero[j] += 1.0
-                                norm[j] = log_alpha_d + log(n_nonzero[j])
-                            else:
-                                norm[j] = row_norm
-                    for k in range(K):
-                        acc = 0.0
-                        if kind == ALG1:
-                            for e in range(m):
-                                j = idx[e]
-                                hk = H[k, j]
-                                E = hk * hk * inv[j] + base[j]
-                                if E > max_exponent:
-                                    E = max_exponent
-                                    clipped = True
-                                acc += exp(E - norm[j]) * hk * ratio[j]
+                        s2[ids[e]] = s2e[e]
+                if intercept:
+                    si_row_stats(1, &one, &s2[d_x], &ratio_c, &inv_c, c)
+                if per_feature:
+                    for e in range(m):
+                        j = e if in_place else ids[e]
+                        n_nonzero[j] += 1.0
+                        count[e] = n_nonzero[j]
+                    if intercept:
+                        n_nonzero[d_x] += 1.0
+                for k in range(K):
+                    acc = 0.0
+                    if m > 0:
+                        gam_k = NULL
+                        if in_place:
+                            hk = &H[k, 0]
+                            if kind == DIAG:
+                                gam_k = &gamma[k, 0]
                         else:
-                            for e in range(m):
-                                j = idx[e]
-                                hk = H[k, j]
-                                E = hk * hk * inv[j] - gamma[k, j] * inv_two_alpha
-                                if E > max_exponent:
-                                    E = max_exponent
-                                    clipped = True
-                                acc += exp(E - log_alpha) * hk * ratio[j]
-                        p[k] = finite_prediction(acc)
-                        predictions[row, k] = p[k]
+                            si_gather(m, ids, &H[k, 0], he)
+                            hk = he
+                            if kind == DIAG:
+                                si_gather(m, ids, &gamma[k, 0], ge)
+                                gam_k = ge
+                        acc = si_row_predict(m, xs, hk, gam_k, inv, count_e, row_norm, ratio, c,
+                                             max_exponent, &clipped, work)
+                    if intercept:
+                        acc += si_row_predict(
+                            1, &one, &H[k, d_x], &gamma[k, d_x] if kind == DIAG else NULL,
+                            &inv_c, &n_nonzero[d_x] if per_feature else NULL, row_norm,
+                            &ratio_c, c, max_exponent, &clipped, work,
+                        )
+                    p[k] = finite_prediction(acc)
+                    predictions[row, k] = p[k]
                 if clipped:
                     stream.n_clipped += 1
                 stream.learn(row, K, p, g)
-                if K == 1:
-                    gk = g[0]
-                    if gk == 0.0:
-                        continue
-                    if dense:
-                        for j in range(d_x):
-                            x = X[row, j]
-                            if x * x != 0.0:
-                                coordinate_update(kind, j, x, gk, h0, gam0, ratio)
-                    else:
-                        for e in range(lo, hi):
-                            coordinate_update(kind, indices[e], data[e], gk, h0, gam0, ratio)
-                    if intercept:
-                        coordinate_update(kind, d_x, 1.0, gk, h0, gam0, ratio)
-                    continue
                 for k in range(K):
                     gk = g[k]
                     if gk == 0.0:
                         continue
-                    if kind == DIAG:
-                        for e in range(m):
-                            j = idx[e]
-                            gamma[k, j] += gk * gk * (val[e] * ratio[j])
-                            H[k, j] -= gk * val[e]
+                    if in_place:
+                        si_row_update(m, xs, ratio, gk, &H[k, 0],
+                                      &gamma[k, 0] if kind == DIAG else NULL)
                     else:
+                        if kind == DIAG:
+                            for e in range(m):
+                                gamma[k, ids[e]] += gk * gk * (xs[e] * ratio[e])
                         for e in range(m):
-                            H[k, idx[e]] -= gk * val[e]
+                            H[k, ids[e]] -= gk * xs[e]
+                    if intercept:
+                        si_row_update(1, &one, &ratio_c, gk, &H[k, d_x],
+                                      &gamma[k, d_x] if kind == DIAG else NULL)
     finally:
-        free(idx); free(val); free(p)
+        free(gathered); free(val); free(p)
+
+
+def coordinate_weights(
+    const double[::1] s2,
+    const double[:, ::1] H,
+    const double[:, ::1] gamma,
+    const double[::1] log_norm,
+    double log_norm0,
+    double alpha,
+    double max_exponent,
+    int n_features,
+):
+    """``(coef (K, n_features), constant (K,))``: a coordinate-wise state's read-out at ``x = 0``.
+
+    ``w_kj = exp(min(E_kj, max_exponent) − n_j) h_kj / s²_j`` on the seen
+    coordinates (0 elsewhere), ``E_kj = h_kj²/(2α s²_j)`` (Algorithm 1,
+    ``gamma`` empty) or ``(h_kj²/s²_j − Γ_kj)/(2α)`` (the diagonal learner),
+    ``n_j = log_norm[j]``, or ``log_norm0`` when ``log_norm`` is empty. The
+    first ``n_features`` coordinates give ``coef``; a last one (the constant
+    column, when the state has ``n_features + 1``) gives ``constant`` (else
+    0). One SIMD pass per output (``si_readout`` of ``_row_math.h``).
+    """
+    cdef int K = H.shape[0], d = s2.shape[0], k
+    if H.shape[1] != d or (gamma.shape[0] and (gamma.shape[0] != K or gamma.shape[1] != d)):
+        raise ValueError("coordinate_weights: H, gamma and s2 disagree in shape")
+    if log_norm.shape[0] and log_norm.shape[0] != d:
+        raise ValueError("coordinate_weights: log_norm needs one value per coordinate")
+    if not 0 <= d - n_features <= 1:
+        raise ValueError("coordinate_weights: the state has n_features or n_features + 1 entries")
+    coef = np.empty((K, n_features))
+    constant = np.zeros(K)
+    cdef double[:, ::1] cv = coef
+    cdef double[::1] c0 = constant
+    cdef int j
+    cdef bint diagonal = gamma.shape[0] > 0, per_coordinate = log_norm.shape[0] > 0
+    with nogil:
+        for k in range(K):
+            for j in range(n_features, d):  # the constant column, if any; then the features
+                si_readout(1, &s2[j], &H[k, j], &gamma[k, j] if diagonal else NULL,
+                           &log_norm[j] if per_coordinate else NULL, log_norm0, 2.0 * alpha,
+                           max_exponent, &c0[k])
+            if n_features:
+                si_readout(n_features, &s2[0], &H[k, 0], &gamma[k, 0] if diagonal else NULL,
+                           &log_norm[0] if per_coordinate else NULL, log_norm0, 2.0 * alpha,
+                           max_exponent, &cv[k, 0])
+    return coef, constant
 
 
 def centered_pass(
@@ -745,3 +766,13 @@ def compiled_loss(str name, double[::1] p, double[::1] y, double epsilon):
     cdef double value = 0.0
     row_loss(LOSS_CODES[name], None, K, &pc[0], &y[0], epsilon, 0.0, &gv[0], &value)
     return value, g
+
+
+def compiled_exp(const double[::1] x):
+    """``exp`` at ``x`` as the coordinate-wise passes evaluate it (tests compare it with libm)."""
+    cdef int m = x.shape[0]
+    out = np.empty(m)
+    cdef double[::1] ov = out
+    if m:
+        si_exp_array(m, &x[0], &ov[0])
+    return out

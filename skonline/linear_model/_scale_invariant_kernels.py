@@ -54,6 +54,7 @@ from ._scale_invariant_fast import (
     KIND_CODES,
     Stream,
     centered_pass,
+    coordinate_weights,
     full_pass_qr,
     sparse_pass,
     triangular_rcond,
@@ -587,22 +588,20 @@ def coordinate_readout(
     power-of-two rescaling ``x_i → a_i x_i``.
     """
     alpha = potential_width
-    s2, H = state.s2, state.H
-    seen = s2 > 0.0
-    Hs, s2s = H[:, seen], s2[seen]
+    d = state.s2.shape[0]
+    log_norm = _EMPTY_1D
     if state.gamma is not None:
-        E = (Hs * Hs / s2s - state.gamma[:, seen]) / (2.0 * alpha)
-        log_norm = math.log(alpha)
+        log_norm0 = math.log(alpha)
+    elif state.n_nonzero is not None:
+        log_norm0, log_norm = 0.0, np.log(alpha * d * (state.n_nonzero + 1.0))
     else:
-        E = Hs * Hs / (2.0 * alpha * s2s)
-        d = s2.shape[0]
-        if state.n_nonzero is not None:
-            log_norm = np.log(alpha * d * (state.n_nonzero[seen] + 1.0))
-        else:
-            log_norm = math.log(alpha * (state.n_samples_seen + 1) * d)
-    coef = np.zeros_like(H)
-    coef[:, seen] = np.exp(np.minimum(E, MAX_EXPONENT) - log_norm) * (Hs / s2s)
-    return _split_intercept(coef, state.fit_intercept, _offset(state))
+        log_norm0 = math.log(alpha * (state.n_samples_seen + 1) * d)
+    gamma = state.gamma if state.gamma is not None else _EMPTY_2D
+    n_features = d - int(state.fit_intercept)
+    coef, constant = coordinate_weights(
+        state.s2, state.H, gamma, log_norm, log_norm0, alpha, MAX_EXPONENT, n_features
+    )
+    return coef, constant + _offset(state)
 
 
 def centered_readout(

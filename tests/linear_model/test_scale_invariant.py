@@ -201,6 +201,35 @@ def test_dense_and_csr_bitwise_including_non_canonical_csr(variant):
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"variant": "coordinate"},
+        {"variant": "coordinate", "time_counter": "per_feature"},
+        {"variant": "diagonal"},
+        {"variant": "diagonal", "forgetting_factor": 0.99},
+    ],
+    ids=["alg1", "alg1-per-feature", "diagonal", "diagonal-forgetting"],
+)
+def test_dense_rows_read_in_place_equal_their_csr_form_bitwise(n_classes, params):
+    # a dense row without zeros is read in place, any other row gathered (its CSR
+    # form always): both see the same entries in the same order, so the same bits
+    X, y = _data(n_classes, n_samples=600, sparse_zeros=True)
+    full = np.arange(X.shape[0]) % 3 == 0  # a third of the rows without zeros
+    X[full] = _data(n_classes, n_samples=600, seed=1)[0][full]
+    X[full & (X == 0.0).any(axis=1)] += 0.5
+    rest = np.flatnonzero(~full)
+    X[rest, rest % X.shape[1]] = 0.0  # at least one zero in every other row
+    assert (X[full] != 0).all() and (X[~full] == 0).any(axis=1).all()
+    for est in (ScaleInvariantClassifier(**params), ScaleInvariantRegressor(**params)):
+        dense = clone(est).fit(X, y)
+        csr = clone(est).fit(sp.csr_matrix(X), y)
+        assert dense.cumulative_loss_ == csr.cumulative_loss_
+        assert np.array_equal(dense.coef_, csr.coef_)
+        assert np.array_equal(dense.intercept_, csr.intercept_)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
 def test_full_bitwise_invariant_to_power_of_two_scaling(n_classes):
     # the kernel divides each coordinate by its first non-zero value (after the
     # shift to the first row), so the internal rows are the same bits after
