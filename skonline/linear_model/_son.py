@@ -297,7 +297,12 @@ class _BaseSON(OnlineLinearBase):
         state in the new units (their prequential losses and mistakes stay
         those of the provisional run: the predictions made at the time). A
         fixed number of rows, so any split of the stream gives the same model.
+        CSR rows are read with their duplicate entries summed (as the dense
+        row they stand for), the feature scales included.
         """
+        if sp.issparse(X):
+            X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+            X.sum_duplicates()
         if state.warmup is None or X.shape[0] == 0:
             return self._scaled_pass(state, X, T, sample_weight)
         need = self._scale_rows - state.warmup[0].shape[0]
