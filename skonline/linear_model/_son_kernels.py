@@ -210,13 +210,14 @@ class CurvatureState:
     shrinkage: np.ndarray
     sq: np.ndarray
 
-    def copy(self) -> CurvatureState:
+    def copy(self, skip: tuple[str, ...] = ()) -> CurvatureState:
+        """A copy with its own arrays (those named in ``skip`` are shared)."""
         return dataclasses.replace(
             self,
             **{
                 f.name: getattr(self, f.name).copy()
                 for f in dataclasses.fields(self)
-                if isinstance(getattr(self, f.name), np.ndarray)
+                if isinstance(getattr(self, f.name), np.ndarray) and f.name not in skip
             },
         )
 
@@ -260,6 +261,36 @@ def new_curvature(
         shrinkage=np.zeros(K),
         sq=np.zeros((K, d)) if kind == "diag" else np.zeros((K, 0)),
     )
+
+
+#: CSR passes of a sketch run on the columns they can touch when these are at
+#: most this fraction of all: the dense work of a compaction (``O(m²)`` per
+#: column) is then that of the columns the stream has used, not of ``d``.
+ACTIVE_FRACTION = 0.5
+
+
+def _active_columns(
+    curvature: CurvatureState, X: Any, n_coords: int, intercept: float
+) -> np.ndarray | None:
+    """The columns a sketch pass over CSR rows can read or write, or None for all.
+
+    A pass changes the iterate, the basis and nothing else, only along the
+    rows' columns and the basis's: ``H⁻¹g = g/α + Qz`` and the projection
+    both lie in them. The intercept column is the last one.
+    """
+    if not sp.issparse(X) or curvature.kind != "sketch":
+        return None
+    q_max = int(curvature.q_dim.max()) if curvature.q_dim.size else 0
+    used = np.zeros(n_coords, dtype=bool)
+    for row in curvature.Q[:, :q_max].reshape(-1, n_coords):
+        used |= row != 0.0
+    used[X.indices] = True
+    if intercept:
+        used[n_coords - 1] = True
+    active = np.flatnonzero(used)
+    if active.size > ACTIVE_FRACTION * n_coords:
+        return None
+    return active
 
 
 def son_pass(
@@ -344,11 +375,25 @@ def son_pass(
         sums = np.cumsum(np.concatenate([[target_sum], T[:, 0]]))
         count = target_count + np.arange(T.shape[0])
         offsets = np.where(count > 0, sums[:-1] / np.maximum(count, 1), T[:, 0])[:, None]
-    U = np.array(U, dtype=np.float64, order="C", copy=True)
-    curvature = curvature.copy()
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()  # the row loop scatters entries: duplicates must be summed
+    n_coords = np.shape(U)[1]
+    active = _active_columns(curvature, X, n_coords, intercept)
+    if active is None:
+        U = np.array(U, dtype=np.float64, order="C", copy=True)
+        curvature = curvature.copy()
+        full_U = full_Q = None
+    else:  # the pass on the columns it can read or write (copies of them)
+        full_U, full_Q = np.asarray(U, dtype=np.float64), curvature.Q
+        U = np.ascontiguousarray(full_U[:, active])
+        curvature = dataclasses.replace(
+            curvature.copy(skip=("Q",)), Q=np.ascontiguousarray(full_Q[:, :, active])
+        )
+        width = active.size - (1 if intercept else 0)
+        position = np.zeros(n_coords, dtype=X.indices.dtype)
+        position[active] = np.arange(active.size, dtype=X.indices.dtype)
+        X = sp.csr_matrix((X.data, position[X.indices], X.indptr), shape=(X.shape[0], width))
     n, K = X.shape[0], U.shape[0]
     predictions = np.empty((n, K))
     scores = np.empty((n, K))
@@ -381,6 +426,12 @@ def son_pass(
             "applied. Rescale the features or raise alpha0."
         )
     t, total_loss = stream.result()
+    if active is not None:  # back to every column: the others were not touched
+        reduced_U, reduced_Q = U, curvature.Q
+        U = np.array(full_U, order="C", copy=True)
+        U[:, active] = reduced_U
+        curvature.Q = np.zeros(full_Q.shape)
+        curvature.Q[:, :, active] = reduced_Q
     if target_mean is not None:
         if target_count == 0 and n:  # the first row's loss is that of predicting 0 + model
             p0, y0 = float(predictions[0, 0]), float(T[0, 0])

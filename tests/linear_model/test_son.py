@@ -12,13 +12,12 @@ from skonline.linear_model._son_fast import _SketchOps
 
 import skonline
 from skonline import RobustFrequentDirections
+from skonline.linear_model import RFDSONClassifier as DefaultRFDSONClassifier
 from skonline.linear_model import (
     _losses,
     _son_kernels,
 )
 from skonline.linear_model._son_kernels import new_curvature
-
-from skonline.linear_model import RFDSONClassifier as DefaultRFDSONClassifier
 
 from ._son_paper_settings import RFDSONClassifier, RFDSONRegressor
 
@@ -284,6 +283,31 @@ def test_sparse_route_matches_dense_route(params):
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=0, atol=rtol * scale)
     assert sparse.cumulative_loss_ == pytest.approx(dense.cumulative_loss_, rel=rtol)
     np.testing.assert_array_equal(sparse.predict(X), dense.predict(X))
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_wide_sparse_rows_run_on_their_columns(fit_intercept):
+    # At d = 20000 with a few non-zeros a row, a batch touches a small share of
+    # the columns: the pass runs on those (and the basis's) alone; the columns
+    # outside keep their weights and zero basis entries, as on the dense route.
+    n = 600
+    X, y = _sparse_stream(n, 20000, 0.0005, seed=2)
+    params = {"sketch_size": 5, "fit_intercept": fit_intercept}
+    dense = DefaultRFDSONClassifier(**params)
+    sparse = DefaultRFDSONClassifier(**params)
+    for start in range(0, n, 200):
+        part = slice(start, start + 200)
+        dense.partial_fit(X[part].toarray(), y[part], classes=[0, 1])
+        sparse.partial_fit(X[part], y[part], classes=[0, 1])
+    scale = np.abs(dense.coef_).max()
+    np.testing.assert_allclose(
+        sparse.coef_, dense.coef_, rtol=0, atol=_route_rtol(n, dense) * scale
+    )
+    Q_dense, Q_sparse = dense._state.curvature.Q, sparse._state.curvature.Q
+    untouched = np.ones(X.shape[1], dtype=bool)
+    untouched[X.indices] = False
+    assert not np.any(Q_sparse[:, :, : X.shape[1]][:, :, untouched])
+    np.testing.assert_allclose(Q_sparse, Q_dense, rtol=0, atol=_route_rtol(n, dense))
 
 
 def test_sparse_route_near_the_span_falls_back_exactly():
