@@ -191,7 +191,9 @@ class CurvatureState:
     the same form with a basis of up to ``d`` rows and no compaction, so
     ``H = BᵀB + α₀I`` exactly (the sketches' solves and singular-case rule,
     not an inverse updated by Sherman–Morrison). ``"diag"``: ``sq = Σ g²``.
-    Unused arrays are empty.
+    Unused arrays are empty. A sketch learned from wide CSR rows stores ``Q``
+    on the columns it has touched only: ``columns`` lists them (sorted; ``Q``
+    is zero on the others), ``None`` means every one of the ``n_coords``.
     """
 
     kind: str
@@ -209,6 +211,8 @@ class CurvatureState:
     alpha: np.ndarray
     shrinkage: np.ndarray
     sq: np.ndarray
+    n_coords: int = 0
+    columns: np.ndarray | None = None
 
     def copy(self, skip: tuple[str, ...] = ()) -> CurvatureState:
         """A copy with its own arrays (those named in ``skip`` are shared)."""
@@ -225,9 +229,29 @@ class CurvatureState:
         """``H − αI`` of model ``k`` as a dense ``d × d`` matrix (tests and read-outs)."""
         if self.kind in ("sketch", "full"):
             q = int(self.q_dim[k])
-            Q = self.Q[k, :q]
+            Q = self.on_every_column().Q[k, :q]
             return Q.T @ self.S[k, :q, :q] @ Q
         return np.diag(np.sqrt(self.sq[k]))
+
+
+    def on_every_column(self) -> CurvatureState:
+        """A copy whose basis is stored on every column (``columns`` None)."""
+        if self.columns is None:
+            return self.copy()
+        Q = np.zeros((*self.Q.shape[:2], self.n_coords))
+        Q[:, :, self.columns] = self.Q
+        return dataclasses.replace(self.copy(skip=("Q", "columns")), Q=Q, columns=None)
+
+    def on_columns(self, columns: np.ndarray) -> CurvatureState:
+        """A copy whose basis is stored on ``columns`` (sorted, every stored column among them)."""
+        Q = np.zeros((*self.Q.shape[:2], columns.size))
+        if self.columns is None:
+            Q[:] = self.Q[:, :, columns]
+        else:
+            Q[:, :, np.searchsorted(columns, self.columns)] = self.Q
+        return dataclasses.replace(
+            self.copy(skip=("Q", "columns")), Q=Q, columns=np.array(columns, dtype=np.intp)
+        )
 
 
 def new_curvature(
@@ -260,6 +284,7 @@ def new_curvature(
         alpha=np.full(K, float(alpha0)),
         shrinkage=np.zeros(K),
         sq=np.zeros((K, d)) if kind == "diag" else np.zeros((K, 0)),
+        n_coords=int(d),
     )
 
 
@@ -280,10 +305,13 @@ def _active_columns(
     """
     if not sp.issparse(X) or curvature.kind != "sketch":
         return None
-    q_max = int(curvature.q_dim.max()) if curvature.q_dim.size else 0
     used = np.zeros(n_coords, dtype=bool)
-    for row in curvature.Q[:, :q_max].reshape(-1, n_coords):
-        used |= row != 0.0
+    if curvature.columns is not None:
+        used[curvature.columns] = True
+    else:
+        q_max = int(curvature.q_dim.max()) if curvature.q_dim.size else 0
+        for row in curvature.Q[:, :q_max].reshape(-1, n_coords):
+            used |= row != 0.0
     used[X.indices] = True
     if intercept:
         used[n_coords - 1] = True
@@ -378,18 +406,15 @@ def son_pass(
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()  # the row loop scatters entries: duplicates must be summed
-    n_coords = np.shape(U)[1]
+    U = np.array(U, dtype=np.float64, order="C", copy=True)
+    n_coords = U.shape[1]
     active = _active_columns(curvature, X, n_coords, intercept)
     if active is None:
-        U = np.array(U, dtype=np.float64, order="C", copy=True)
-        curvature = curvature.copy()
-        full_U = full_Q = None
-    else:  # the pass on the columns it can read or write (copies of them)
-        full_U, full_Q = np.asarray(U, dtype=np.float64), curvature.Q
+        curvature = curvature.on_every_column()
+    else:  # the pass on the columns it can read or write; the basis stays on them
+        full_U = U
         U = np.ascontiguousarray(full_U[:, active])
-        curvature = dataclasses.replace(
-            curvature.copy(skip=("Q",)), Q=np.ascontiguousarray(full_Q[:, :, active])
-        )
+        curvature = curvature.on_columns(active)
         width = active.size - (1 if intercept else 0)
         position = np.zeros(n_coords, dtype=X.indices.dtype)
         position[active] = np.arange(active.size, dtype=X.indices.dtype)
@@ -426,12 +451,9 @@ def son_pass(
             "applied. Rescale the features or raise alpha0."
         )
     t, total_loss = stream.result()
-    if active is not None:  # back to every column: the others were not touched
-        reduced_U, reduced_Q = U, curvature.Q
-        U = np.array(full_U, order="C", copy=True)
-        U[:, active] = reduced_U
-        curvature.Q = np.zeros(full_Q.shape)
-        curvature.Q[:, :, active] = reduced_Q
+    if active is not None:  # the weights of the other columns were not touched
+        full_U[:, active] = U
+        U = full_U
     if target_mean is not None:
         if target_count == 0 and n:  # the first row's loss is that of predicting 0 + model
             p0, y0 = float(predictions[0, 0]), float(T[0, 0])

@@ -303,11 +303,19 @@ def test_wide_sparse_rows_run_on_their_columns(fit_intercept):
     np.testing.assert_allclose(
         sparse.coef_, dense.coef_, rtol=0, atol=_route_rtol(n, dense) * scale
     )
-    Q_dense, Q_sparse = dense._state.curvature.Q, sparse._state.curvature.Q
-    untouched = np.ones(X.shape[1], dtype=bool)
-    untouched[X.indices] = False
-    assert not np.any(Q_sparse[:, :, : X.shape[1]][:, :, untouched])
+    # the basis is stored on the columns the rows touched (and the intercept's)
+    curvature = sparse._state.curvature
+    touched = np.union1d(X.indices, [X.shape[1]] if fit_intercept else [])
+    np.testing.assert_array_equal(curvature.columns, touched)
+    Q_dense, Q_sparse = dense._state.curvature.Q, curvature.on_every_column().Q
     np.testing.assert_allclose(Q_sparse, Q_dense, rtol=0, atol=_route_rtol(n, dense))
+    # a dense batch afterwards continues on every column, as the dense route
+    dense.partial_fit(X[:50].toarray(), y[:50])
+    sparse.partial_fit(X[:50].toarray(), y[:50])
+    assert sparse._state.curvature.columns is None
+    np.testing.assert_allclose(
+        sparse.coef_, dense.coef_, rtol=0, atol=_route_rtol(n + 50, dense) * scale
+    )
 
 
 def test_sparse_route_near_the_span_falls_back_exactly():
