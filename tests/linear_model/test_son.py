@@ -307,8 +307,21 @@ def test_wide_sparse_rows_run_on_their_columns(fit_intercept):
     curvature = sparse._state.curvature
     touched = np.union1d(X.indices, [X.shape[1]] if fit_intercept else [])
     np.testing.assert_array_equal(curvature.columns, touched)
-    Q_dense, Q_sparse = dense._state.curvature.Q, curvature.on_every_column().Q
-    np.testing.assert_allclose(Q_sparse, Q_dense, rtol=0, atol=_route_rtol(n, dense))
+    # the same curvature H − αI = Qᵀ S Q (a basis row's sign is arbitrary), on probes
+    probes = np.random.default_rng(0).standard_normal((curvature.n_coords, 3))
+
+    def apply(c):
+        q = int(c.q_dim[0])
+        Q = c.on_every_column().Q[0, :q]
+        return Q.T @ (c.S[0, :q, :q] @ (Q @ probes))
+
+    reference = apply(dense._state.curvature)
+    np.testing.assert_allclose(
+        apply(curvature),
+        reference,
+        rtol=0,
+        atol=_route_rtol(n, dense) * np.abs(reference).max(),
+    )
     # a dense batch afterwards continues on every column, as the dense route
     dense.partial_fit(X[:50].toarray(), y[:50])
     sparse.partial_fit(X[:50].toarray(), y[:50])
