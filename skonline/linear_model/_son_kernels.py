@@ -233,7 +233,6 @@ class CurvatureState:
             return Q.T @ self.S[k, :q, :q] @ Q
         return np.diag(np.sqrt(self.sq[k]))
 
-
     def on_every_column(self) -> CurvatureState:
         """A copy whose basis is stored on every column (``columns`` None)."""
         if self.columns is None:
