@@ -91,8 +91,10 @@ def _soft_bound(scores, bound):
 def _scaled(X, scale):
     """The rows with each feature divided by its scale (exact: powers of two; 0 = unset)."""
     inverse = 1.0 / np.where(scale > 0.0, scale, 1.0)
-    if sp.issparse(X):
-        return sp.csr_matrix(X @ sp.diags(inverse))
+    if sp.issparse(X):  # O(nnz), whatever the width
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X.data *= inverse[X.indices]
+        return X
     return X * inverse
 
 
@@ -296,7 +298,12 @@ class _BaseSON(OnlineLinearBase):
         state in the new units (their prequential losses and mistakes stay
         those of the provisional run: the predictions made at the time). A
         fixed number of rows, so any split of the stream gives the same model.
+        CSR rows are read with their duplicate entries summed (as the dense
+        row they stand for), the feature scales included.
         """
+        if sp.issparse(X):
+            X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+            X.sum_duplicates()
         if state.warmup is None or X.shape[0] == 0:
             return self._scaled_pass(state, X, T, sample_weight)
         need = self._scale_rows - state.warmup[0].shape[0]

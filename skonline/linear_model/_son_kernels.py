@@ -191,7 +191,9 @@ class CurvatureState:
     the same form with a basis of up to ``d`` rows and no compaction, so
     ``H = BᵀB + α₀I`` exactly (the sketches' solves and singular-case rule,
     not an inverse updated by Sherman–Morrison). ``"diag"``: ``sq = Σ g²``.
-    Unused arrays are empty.
+    Unused arrays are empty. A sketch learned from wide CSR rows stores ``Q``
+    on the columns it has touched only: ``columns`` lists them (sorted; ``Q``
+    is zero on the others), ``None`` means every one of the ``n_coords``.
     """
 
     kind: str
@@ -209,14 +211,19 @@ class CurvatureState:
     alpha: np.ndarray
     shrinkage: np.ndarray
     sq: np.ndarray
+    n_coords: int = 0
+    columns: np.ndarray | None = None
 
-    def copy(self) -> CurvatureState:
+    def copy(self, skip: tuple[str, ...] = ()) -> CurvatureState:
+        """A copy with its own arrays (those named in ``skip`` are shared)."""
         return shallow_replace(
             self,
             **{
                 name: v.copy()
                 for name, v in vars(self).items()
-                if isinstance(v, np.ndarray) and name in self.__dataclass_fields__
+                if isinstance(v, np.ndarray)
+                and name in self.__dataclass_fields__
+                and name not in skip
             },
         )
 
@@ -224,9 +231,28 @@ class CurvatureState:
         """``H − αI`` of model ``k`` as a dense ``d × d`` matrix (tests and read-outs)."""
         if self.kind in ("sketch", "full"):
             q = int(self.q_dim[k])
-            Q = self.Q[k, :q]
+            Q = self.on_every_column().Q[k, :q]
             return Q.T @ self.S[k, :q, :q] @ Q
         return np.diag(np.sqrt(self.sq[k]))
+
+    def on_every_column(self) -> CurvatureState:
+        """A copy whose basis is stored on every column (``columns`` None)."""
+        if self.columns is None:
+            return self.copy()
+        Q = np.zeros((*self.Q.shape[:2], self.n_coords))
+        Q[:, :, self.columns] = self.Q
+        return shallow_replace(self.copy(skip=("Q", "columns")), Q=Q, columns=None)
+
+    def on_columns(self, columns: np.ndarray) -> CurvatureState:
+        """A copy whose basis is stored on ``columns`` (sorted, every stored column among them)."""
+        Q = np.zeros((*self.Q.shape[:2], columns.size))
+        if self.columns is None:
+            Q[:] = self.Q[:, :, columns]
+        else:
+            Q[:, :, np.searchsorted(columns, self.columns)] = self.Q
+        return shallow_replace(
+            self.copy(skip=("Q", "columns")), Q=Q, columns=np.array(columns, dtype=np.intp)
+        )
 
 
 def new_curvature(
@@ -259,7 +285,41 @@ def new_curvature(
         alpha=np.full(K, float(alpha0)),
         shrinkage=np.zeros(K),
         sq=np.zeros((K, d)) if kind == "diag" else np.zeros((K, 0)),
+        n_coords=int(d),
     )
+
+
+#: CSR passes of a sketch run on the columns they can touch when these are at
+#: most this fraction of all: the dense work of a compaction (``O(m²)`` per
+#: column) is then that of the columns the stream has used, not of ``d``.
+ACTIVE_FRACTION = 0.5
+
+
+def _active_columns(
+    curvature: CurvatureState, X: Any, n_coords: int, intercept: float
+) -> np.ndarray | None:
+    """The columns a sketch pass over CSR rows can read or write, or None for all.
+
+    A pass changes the iterate, the basis and nothing else, only along the
+    rows' columns and the basis's: ``H⁻¹g = g/α + Qz`` and the projection
+    both lie in them. The intercept column is the last one.
+    """
+    if not sp.issparse(X) or curvature.kind != "sketch":
+        return None
+    used = np.zeros(n_coords, dtype=bool)
+    if curvature.columns is not None:
+        used[curvature.columns] = True
+    else:
+        q_max = int(curvature.q_dim.max()) if curvature.q_dim.size else 0
+        for row in curvature.Q[:, :q_max].reshape(-1, n_coords):
+            used |= row != 0.0
+    used[X.indices] = True
+    if intercept:
+        used[n_coords - 1] = True
+    active = np.flatnonzero(used)
+    if active.size > ACTIVE_FRACTION * n_coords:
+        return None
+    return active
 
 
 def son_pass(
@@ -344,11 +404,22 @@ def son_pass(
         sums = np.cumsum(np.concatenate([[target_sum], T[:, 0]]))
         count = target_count + np.arange(T.shape[0])
         offsets = np.where(count > 0, sums[:-1] / np.maximum(count, 1), T[:, 0])[:, None]
-    U = np.array(U, dtype=np.float64, order="C", copy=True)
-    curvature = curvature.copy()
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()  # the row loop scatters entries: duplicates must be summed
+    U = np.array(U, dtype=np.float64, order="C", copy=True)
+    n_coords = U.shape[1]
+    active = _active_columns(curvature, X, n_coords, intercept)
+    if active is None:
+        curvature = curvature.on_every_column()
+    else:  # the pass on the columns it can read or write; the basis stays on them
+        full_U = U
+        U = np.ascontiguousarray(full_U[:, active])
+        curvature = curvature.on_columns(active)
+        width = active.size - (1 if intercept else 0)
+        position = np.zeros(n_coords, dtype=X.indices.dtype)
+        position[active] = np.arange(active.size, dtype=X.indices.dtype)
+        X = sp.csr_matrix((X.data, position[X.indices], X.indptr), shape=(X.shape[0], width))
     n, K = X.shape[0], U.shape[0]
     predictions = np.empty((n, K))
     scores = np.empty((n, K))
@@ -381,6 +452,9 @@ def son_pass(
             "applied. Rescale the features or raise alpha0."
         )
     t, total_loss = stream.result()
+    if active is not None:  # the weights of the other columns were not touched
+        full_U[:, active] = U
+        U = full_U
     if target_mean is not None:
         if target_count == 0 and n:  # the first row's loss is that of predicting 0 + model
             p0, y0 = float(predictions[0, 0]), float(T[0, 0])

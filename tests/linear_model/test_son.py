@@ -12,6 +12,7 @@ from skonline.linear_model._son_fast import _SketchOps
 
 import skonline
 from skonline import RobustFrequentDirections
+from skonline.linear_model import RFDSONClassifier as DefaultRFDSONClassifier
 from skonline.linear_model import (
     _losses,
     _son_kernels,
@@ -205,19 +206,192 @@ def test_multiclass_one_vs_rest_one_sketch_per_class():
     assert not hasattr(RFDSONClassifier(loss="hinge").fit(X[:100], y[:100]), "predict_proba")
 
 
+def _route_rtol(n_rows, est=None):
+    """Relative agreement of the CSR (factored) and dense routes after ``n_rows`` rows.
+
+    Both routes compute the same quantities in another association order, and
+    the factored append takes ``ρ² = ‖b‖² − ‖c‖²`` only where it loses at most
+    ``1 / FACTORED_MIN_GROWTH = 100`` ulps; a row's iterate therefore differs by
+    at most ``100·eps`` relative, amplified by the solve with ``H`` (its
+    condition number ``κ = (λ_max(S) + α) / α``, from ``est``'s final sketch),
+    and these differences add up over the rows.
+    """
+    kappa = 1.0
+    if est is not None and est._state.curvature.kind == "sketch":
+        curvature = est._state.curvature
+        for k in range(curvature.q_dim.shape[0]):
+            q = int(curvature.q_dim[k])
+            top = np.linalg.eigvalsh(curvature.S[k, :q, :q]).max() if q else 0.0
+            kappa = max(kappa, (top + curvature.alpha[k]) / curvature.alpha[k])
+    return n_rows * 100 * np.finfo(np.float64).eps * kappa
+
+
 def test_csr_equals_dense_and_splits_equal_fit(binary_problem):
     X, y = binary_problem(n=200, d=10)
     X[X < 0.3] = 0.0
     dense = RFDSONClassifier(sketch_size=4).fit(X, y)
     csr = RFDSONClassifier(sketch_size=4).fit(sp.csr_matrix(X), y)
-    np.testing.assert_array_equal(csr.coef_, dense.coef_)
+    rtol = _route_rtol(200)
+    scale = np.abs(dense.coef_).max()
+    np.testing.assert_allclose(csr.coef_, dense.coef_, rtol=0, atol=rtol * scale)
     streamed = RFDSONClassifier(sketch_size=4)
     for start in range(0, 200, 37):
         streamed.partial_fit(
             sp.csr_matrix(X[start : start + 37]), y[start : start + 37], classes=[0, 1]
         )
-    np.testing.assert_array_equal(streamed.coef_, dense.coef_)
-    assert streamed.cumulative_loss_ == dense.cumulative_loss_
+    np.testing.assert_allclose(streamed.coef_, dense.coef_, rtol=0, atol=rtol * scale)
+    assert streamed.cumulative_loss_ == pytest.approx(dense.cumulative_loss_, rel=rtol)
+
+
+def _sparse_stream(n, d, density, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, format="csr", random_state=seed)
+    X.data = rng.standard_normal(X.nnz)
+    y = (X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    return X, y
+
+
+SPARSE_ROUTE_CASES = {
+    "rfd": {},
+    "fd": {"sketch": "fd"},
+    "diag": {"sketch": "diag"},
+    "rfd-m3": {"sketch_size": 3},
+    "hinge": {"loss": "hinge"},
+    "hessian": {"curvature": "hessian"},
+    "forgetting": {"forgetting_factor": 0.99},
+    "diag-forgetting": {"sketch": "diag", "forgetting_factor": 0.99},
+    "rfd0": {"alpha0": 0.0},
+    "no-intercept": {"fit_intercept": False},
+    "skip-zero-rows": {"loss": "hinge", "skip_zero_rows": True},
+}
+
+
+@pytest.mark.parametrize("params", SPARSE_ROUTE_CASES.values(), ids=SPARSE_ROUTE_CASES.keys())
+def test_sparse_route_matches_dense_route(params):
+    # CSR rows take the factored sketch (Luo et al. 2016, Section 5): per row
+    # the work of the non-zeros, the same iterates as the dense rows.
+    n = 1500
+    X, y = _sparse_stream(n, 120, 0.05)
+    dense = DefaultRFDSONClassifier(**params)
+    sparse = DefaultRFDSONClassifier(**params)
+    for start in range(0, n, 400):  # state carried across calls (explicit between them)
+        part = slice(start, start + 400)
+        dense.partial_fit(X[part].toarray(), y[part], classes=[0, 1])
+        sparse.partial_fit(X[part], y[part], classes=[0, 1])
+    scale = np.abs(dense.coef_).max()
+    rtol = _route_rtol(n, dense)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=0, atol=rtol * scale)
+    assert sparse.cumulative_loss_ == pytest.approx(dense.cumulative_loss_, rel=rtol)
+    np.testing.assert_array_equal(sparse.predict(X), dense.predict(X))
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_wide_sparse_rows_run_on_their_columns(fit_intercept):
+    # At d = 20000 with a few non-zeros a row, a batch touches a small share of
+    # the columns: the pass runs on those (and the basis's) alone; the columns
+    # outside keep their weights and zero basis entries, as on the dense route.
+    n = 600
+    X, y = _sparse_stream(n, 20000, 0.0005, seed=2)
+    params = {"sketch_size": 5, "fit_intercept": fit_intercept}
+    dense = DefaultRFDSONClassifier(**params)
+    sparse = DefaultRFDSONClassifier(**params)
+    for start in range(0, n, 200):
+        part = slice(start, start + 200)
+        dense.partial_fit(X[part].toarray(), y[part], classes=[0, 1])
+        sparse.partial_fit(X[part], y[part], classes=[0, 1])
+    scale = np.abs(dense.coef_).max()
+    np.testing.assert_allclose(
+        sparse.coef_, dense.coef_, rtol=0, atol=_route_rtol(n, dense) * scale
+    )
+    # the basis is stored on the columns the rows touched (and the intercept's)
+    curvature = sparse._state.curvature
+    touched = np.union1d(X.indices, [X.shape[1]] if fit_intercept else [])
+    np.testing.assert_array_equal(curvature.columns, touched)
+    # the same curvature H − αI = Qᵀ S Q (a basis row's sign is arbitrary), on probes
+    probes = np.random.default_rng(0).standard_normal((curvature.n_coords, 3))
+
+    def apply(c):
+        q = int(c.q_dim[0])
+        Q = c.on_every_column().Q[0, :q]
+        return Q.T @ (c.S[0, :q, :q] @ (Q @ probes))
+
+    reference = apply(dense._state.curvature)
+    np.testing.assert_allclose(
+        apply(curvature),
+        reference,
+        rtol=0,
+        atol=_route_rtol(n, dense) * np.abs(reference).max(),
+    )
+    # a dense batch afterwards continues on every column, as the dense route
+    dense.partial_fit(X[:50].toarray(), y[:50])
+    sparse.partial_fit(X[:50].toarray(), y[:50])
+    assert sparse._state.curvature.columns is None
+    np.testing.assert_allclose(
+        sparse.coef_, dense.coef_, rtol=0, atol=_route_rtol(n + 50, dense) * scale
+    )
+
+
+def test_sparse_route_near_the_span_falls_back_exactly():
+    # Rows inside the sketch's span (ρ ≪ ‖b‖) are appended on the explicit
+    # basis: a stream of few directions matches the dense route as closely.
+    rng = np.random.default_rng(3)
+    basis = sp.random(4, 300, density=0.05, random_state=3).toarray()
+    X = sp.csr_matrix(
+        rng.standard_normal((600, 4)) @ basis
+        + 1e-9 * rng.standard_normal((600, 300)) * (basis.sum(axis=0) != 0)
+    )
+    y = (X @ rng.standard_normal(300) > 0).astype(int)
+    dense = DefaultRFDSONClassifier(sketch_size=6).fit(X.toarray(), y)
+    sparse = DefaultRFDSONClassifier(sketch_size=6).fit(X, y)
+    scale = np.abs(dense.coef_).max()
+    np.testing.assert_allclose(
+        sparse.coef_, dense.coef_, rtol=0, atol=_route_rtol(600, dense) * scale
+    )
+
+
+def test_csr_unsorted_and_duplicate_indices_equal_canonical_csr():
+    X, y = _sparse_stream(400, 80, 0.08, seed=1)
+    # each entry split into two duplicates (halves), indices of every row reversed
+    rows, data, indices = [], [], []
+    for i in range(X.shape[0]):
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        cols, vals = X.indices[lo:hi][::-1], X.data[lo:hi][::-1]
+        indices.extend(np.repeat(cols, 2))
+        data.extend(np.repeat(vals / 2, 2))
+        rows.append(2 * (hi - lo))
+    indptr = np.concatenate([[0], np.cumsum(rows)])
+    messy = sp.csr_matrix((np.array(data), np.array(indices), indptr), shape=X.shape)
+    assert not messy.has_canonical_format
+    for params in ({}, {"sketch": "diag"}):
+        canonical = DefaultRFDSONClassifier(**params).fit(X, y)
+        odd = DefaultRFDSONClassifier(**params).fit(messy, y)
+        np.testing.assert_array_equal(odd.coef_, canonical.coef_)
+        dense = DefaultRFDSONClassifier(**params).fit(X.toarray(), y)
+        scale = np.abs(dense.coef_).max()
+        np.testing.assert_allclose(
+            odd.coef_, dense.coef_, rtol=0, atol=_route_rtol(400, dense) * scale
+        )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sketch_size", [10, 20])
+def test_sparse_route_drift_over_a_long_stream(sketch_size):
+    # The issue's requirement for the default (RFD): within 1e-8 relative of
+    # the dense route over 10^5 rows at d = 1000, 5 % non-zeros (measured: 6e-13).
+    # FD (fixed alpha) and diagonal AdaGrad are not held to it: on this stream
+    # their dense route moves by more than that between two CPU kernels of
+    # OpenBLAS (fd 8e-11, diag 0.15 after 3·10^4 rows), and the CSR route
+    # stays within that spread (fd 2.5e-11).
+    n = 100_000
+    X, y = _sparse_stream(n, 1000, 0.05)
+    dense = DefaultRFDSONClassifier(sketch_size=sketch_size)
+    sparse = DefaultRFDSONClassifier(sketch_size=sketch_size)
+    for start in range(0, n, 5000):
+        part = slice(start, start + 5000)
+        dense.partial_fit(X[part].toarray(), y[part], classes=[0, 1])
+        sparse.partial_fit(X[part], y[part], classes=[0, 1])
+    drift = np.abs(sparse.coef_ - dense.coef_).max() / np.abs(dense.coef_).max()
+    assert drift <= 1e-8
 
 
 def test_sample_weight_scales_the_gradient(binary_problem):
