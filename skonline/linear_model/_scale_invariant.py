@@ -99,9 +99,10 @@ class SIClassifierFrozen(ScaleInvariantFrozen):
 
 @dataclass(frozen=True)
 class SIRegressorFrozen(ScaleInvariantFrozen):
-    """:class:`ScaleInvariantFrozen` plus the regressor's target centring."""
+    """:class:`ScaleInvariantFrozen` plus the regressor's target centring and read-out."""
 
     center_target: bool
+    readout: str
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,10 @@ class _BaseScaleInvariant(OnlineLinearBase):
     def _epsilon(self):
         return 0.0
 
+    def _least_squares_readout(self):
+        """Whether a new state keeps the targets' cross-moments (the regressor's read-out)."""
+        return False
+
     def _kernel_loss(self, state):
         return state.frozen.loss
 
@@ -184,6 +189,7 @@ class _BaseScaleInvariant(OnlineLinearBase):
             K,
             fit_intercept=bool(self.fit_intercept),
             per_feature=self.time_counter == "per_feature",
+            least_squares=self._least_squares_readout(),
             classes=classes,
         )
         state.kind = variant
@@ -219,7 +225,10 @@ class _BaseScaleInvariant(OnlineLinearBase):
                     "before the call; variant='diagonal' has no such limit."
                 ) from err
             new.coef, new.intercept = full_readout(
-                new, potential_width=width, readout_ridge=float(state.frozen.readout_ridge)
+                new,
+                potential_width=width,
+                readout_ridge=float(state.frozen.readout_ridge),
+                least_squares=new.xy is not None,
             )
         elif kind in ("center", "center_diagonal"):
             new, predictions = centered_coordinate_pass(state, X, T, sample_weight, **common)
@@ -942,6 +951,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         "epsilon": [Interval(Real, 0, None, closed="left")],
         "center_target": ["boolean"],
         "clip_predictions": ["boolean"],
+        "readout": [StrOptions({"least_squares", "learner"})],
     }
 
     def __init__(
@@ -952,6 +962,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         epsilon=0.1,
         center_target=True,
         clip_predictions=True,
+        readout="least_squares",
         potential_width=1.5,
         fit_intercept=True,
         max_iter=1,
@@ -970,6 +981,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         self.epsilon = epsilon
         self.center_target = center_target
         self.clip_predictions = clip_predictions
+        self.readout = readout
         self.potential_width = potential_width
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -988,6 +1000,9 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
 
     def _epsilon(self):
         return float(self.epsilon)
+
+    def _least_squares_readout(self):
+        return self.readout == "least_squares"
 
     def _check_params_consistent(self, X):
         super()._check_params_consistent(X)
