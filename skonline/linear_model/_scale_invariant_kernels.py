@@ -870,8 +870,11 @@ def _lstsq_solve(R: np.ndarray, B: np.ndarray, seen: np.ndarray) -> np.ndarray:
     if piv.size == 0:
         return Z
     active = np.flatnonzero(seen)
-    Ra = R[np.ix_(piv, active)]
-    Z[:, piv] = np.linalg.lstsq(Ra.T, B[:, active].T, rcond=None)[0].T
+    if piv.size == active.size:  # every coordinate seen is a pivot: R is invertible there
+        Z[:, piv] = solve_triangular(R[np.ix_(piv, piv)], B[:, piv].T, trans="T").T
+    else:
+        Ra = R[np.ix_(piv, active)]
+        Z[:, piv] = np.linalg.lstsq(Ra.T, B[:, active].T, rcond=None)[0].T
     return _pinv_solve(R, Z, seen)
 
 
