@@ -50,7 +50,9 @@ def test_readout_is_the_least_squares_fit_of_the_rows(forgetting):
     weights = forgetting ** np.arange(len(y) - 1, -1, -1.0)
     w = _lstsq(X, y, weights)
     scale = np.abs(X).max(axis=0)  # compare the weights in the rows' own units
-    np.testing.assert_allclose(est.coef_ * scale, w[:-1] * scale, rtol=0, atol=1e-10 * np.abs(y).max())
+    np.testing.assert_allclose(
+        est.coef_ * scale, w[:-1] * scale, rtol=0, atol=1e-10 * np.abs(y).max()
+    )
     assert est.intercept_ == pytest.approx(w[-1], abs=1e-10 * np.abs(y).max())
 
 
