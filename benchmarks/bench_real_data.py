@@ -475,10 +475,19 @@ def regression_methods():
             "tuned",
             skonline.ScaleInvariantRegressor(variant="diagonal", center=True),
         ),
-        # the documented drift setting (user guide, "Drifting streams")
+        # Algorithm 2's own read-out (the default before the least-squares read-out)
+        "SI, learner's read-out": (
+            "tuned",
+            skonline.ScaleInvariantRegressor(readout="learner"),
+        ),
+        # the documented drift settings (user guide, "Drifting streams")
         "RFDSONRegressor (forgetting 0.98)": (
             "tuned",
             skonline.RFDSONRegressor(forgetting_factor=0.98),
+        ),
+        "ScaleInvariantRegressor (forgetting 0.98)": (
+            "tuned",
+            skonline.ScaleInvariantRegressor(forgetting_factor=0.98),
         ),
         "SGD + scaler": ("peer", ScaledModel(SGDRegressor(random_state=0))),
     }

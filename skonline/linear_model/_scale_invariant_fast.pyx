@@ -576,6 +576,7 @@ def full_pass_qr(
     double storage_tol,
     double[:, ::1] predictions,
     double forgetting=1.0,
+    double[::1] xy=None,
 ):
     """One ordered pass of Algorithm 2 on the Givens-updated factor ``R`` (module docstring).
 
@@ -596,7 +597,10 @@ def full_pass_qr(
     smallest pivot ``|R_jj|`` after a row of the pass (a lower bound of
     ``κ(R)``). With ``forgetting = γ < 1`` each row first discounts the
     statistics, ``S ← γS``, ``h ← γh``, ``Γ ← γΓ``: ``R ← √γ R``,
-    ``z ← √γ z`` (``O(d²)``, as the rotations).
+    ``z ← √γ z`` (``O(d²)``, as the rotations). ``xy`` (length ``d``, or
+    ``None``) accumulates ``Σ_t y_t x_t`` of the first target in internal
+    coordinates, discounted like ``S`` (``xy ← γ xy`` first): with ``R`` it
+    gives the least-squares read-out ``S⁺ Σ_t y_t x_t``.
     """
     cdef double alpha = stream.alpha, max_exponent = stream.max_exponent
     cdef int n = stream.T.shape[0]
@@ -614,6 +618,9 @@ def full_pass_qr(
     cdef double c, s, tmp, gam, norm2, raw2, lev, q, E, two_alpha = 2.0 * alpha
     cdef double log_alpha = log(alpha), r_min, r_max, r_abs, spread = 1.0
     cdef bint new_direction, clipped
+    cdef bint least_squares = xy is not None
+    if least_squares and xy.shape[0] != d:
+        raise ValueError(f"xy has {xy.shape[0]} entries, the factor R {d} coordinates")
     if x == NULL or v == NULL or rho == NULL or p == NULL or a == NULL or g == NULL:
         free(x); free(v); free(rho); free(p); free(a); free(g)
         raise MemoryError()
@@ -630,6 +637,9 @@ def full_pass_qr(
                         gamma[k] *= forgetting
                         for j in range(d):
                             Z[k, j] *= c
+                    if least_squares:
+                        for j in range(d):
+                            xy[j] *= forgetting
                 rows.copy(row, d_x, x)
                 for j in range(d_x):  # the row as stored (v is work space until the rotations)
                     v[j] = x[j]
@@ -654,6 +664,8 @@ def full_pass_qr(
                     norm2 += x[j] * x[j]
                     tmp = v[j] / scale[j]
                     raw2 += tmp * tmp
+                    if least_squares:
+                        xy[j] += stream.T[row, 0] * x[j]
                 # rotate [R; xᵀ] into R, carrying v (from e_bottom) and z (from [z; 0])
                 for j in range(d):
                     v[j] = 0.0

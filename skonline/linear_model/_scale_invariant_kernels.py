@@ -234,6 +234,11 @@ class FullState(ScaleInvariantState):
         Whether ``ref`` is set.
     rank : int
         Rank of ``S``.
+    xy : ndarray of shape (d,) or None
+        ``Σ_t y_t x_t`` (internal coordinates, the constant coordinate
+        included), discounted like ``S``: the right-hand side of the
+        least-squares read-out (a regressor's ``readout="least_squares"``);
+        ``None`` when the read-out is the learner's.
     """
 
     R: np.ndarray
@@ -243,6 +248,7 @@ class FullState(ScaleInvariantState):
     ref: np.ndarray
     has_ref: bool = False
     rank: int = 0
+    xy: np.ndarray | None = None
 
     def q(self) -> np.ndarray:
         """``h_kᵀS⁺h_k = ‖z_k‖²`` of each output."""
@@ -259,6 +265,7 @@ def init_state(
     *,
     fit_intercept: bool = True,
     per_feature: bool = False,
+    least_squares: bool = False,
     **fields: Any,
 ) -> ScaleInvariantState:
     """The empty state of a pass.
@@ -266,7 +273,8 @@ def init_state(
     ``kind`` is ``"coordinate"`` (Algorithm 1), ``"diagonal"``, their centred
     forms ``"center"`` and ``"center_diagonal"``, or ``"full"``
     (Algorithm 2). ``n_features`` excludes the constant coordinate, which
-    ``fit_intercept`` adds. ``fields`` are further
+    ``fit_intercept`` adds. ``least_squares`` (``"full"`` only) keeps the
+    targets' cross-moments ``xy`` of the least-squares read-out. ``fields`` are further
     :class:`~skonline.linear_model._linear.LinearState` fields (``classes``).
     """
     K, d = n_outputs, n_features
@@ -287,6 +295,7 @@ def init_state(
             gamma=np.zeros(K),
             scale=np.zeros(d_aug),
             ref=np.zeros(d),
+            xy=np.zeros(d_aug) if least_squares else None,
             **common,
         )
     if kind in ("center", "center_diagonal"):
@@ -682,8 +691,11 @@ def full_pass(
         smaller remainder is rounding and is dropped.
     forgetting : float, default=1.0
         ``γ`` in ``(0, 1]``: each row first discounts the statistics,
-        ``S ← γS``, ``h ← γh``, ``Γ ← γΓ`` (``R ← √γR``, ``z ← √γz``),
-        before its own are added (1: Algorithm 2).
+        ``S ← γS``, ``h ← γh``, ``Γ ← γΓ`` (``R ← √γR``, ``z ← √γz``, and
+        ``xy ← γ xy`` when kept), before its own are added (1: Algorithm 2).
+        With ``state.xy`` kept, each row also adds ``y_t x_t`` to it (the
+        first target; the sample weight does not enter, as it does not
+        enter ``S``).
 
     Returns
     -------
@@ -699,7 +711,7 @@ def full_pass(
         the pass (the predictions would carry a relative error above about
         ``2e-4``); ``state`` is untouched.
     """
-    state = _with_copies(state, "R", "Z", "gamma", "scale", "ref")
+    state = _with_copies(state, "R", "Z", "gamma", "scale", "ref", "xy")
     stream = _stream(state, T, sw, potential_width, loss, epsilon, center_target)
     predictions = np.empty((len(sw), state.Z.shape[0]))
     dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else np.dtype(np.float64)
@@ -719,6 +731,7 @@ def full_pass(
         storage_tol,
         predictions,
         float(forgetting),
+        state.xy,
     )
     _finish(state, stream)
     state.rank, state.has_ref = int(rank), bool(has_ref)
@@ -746,7 +759,11 @@ def full_condition(state: FullState) -> float:
 
 
 def full_readout(
-    state: FullState, *, potential_width: float, readout_ridge: float = 0.0
+    state: FullState,
+    *,
+    potential_width: float,
+    readout_ridge: float = 0.0,
+    least_squares: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(coef (K, n_features), intercept (K,))`` of Algorithm 2 in raw units.
 
@@ -767,18 +784,34 @@ def full_readout(
     per-coordinate scale, so the read-out stays invariant to per-feature
     changes of unit and origin; from ``RIDGE_ROWS · d`` rows on it is the
     linearisation above exactly. ``O(d³)`` per read-out while it acts.
+
+    ``least_squares`` (a regressor's ``readout="least_squares"``, which
+    keeps ``state.xy``): the weights are instead the (discounted)
+    least-squares solution ``S⁺ Σ_t y_t x_t`` on the rows seen, with the
+    same fading ridge ``(S + λ_t D)⁺ Σ_t y_t x_t``: recursive least squares
+    read from the learner's own ``R``. The running target mean is not added
+    (the constant coordinate fits the targets' level).
     """
     alpha = potential_width
     lam = ridge_weight(readout_ridge, state)
-    if lam > 0.0:
-        W = _ridge_solve(state, lam)
+    seen = state.scale != 0.0
+    if least_squares:
+        if state.xy is None:
+            raise ValueError("the least-squares read-out needs a state that keeps xy")
+        B = state.xy[None, :]
+        W = _ridge_solve(state, lam, B) if lam > 0.0 else _lstsq_solve(state.R, B, seen)
+        offset = 0.0
     else:
-        W = _pinv_solve(state.R, state.Z, state.scale != 0.0)
-    E = np.minimum((state.q() - state.gamma) / (2.0 * alpha), MAX_EXPONENT)
-    W *= (np.exp(E) / alpha)[:, None]
+        if lam > 0.0:
+            W = _ridge_solve(state, lam)
+        else:
+            W = _pinv_solve(state.R, state.Z, seen)
+        E = np.minimum((state.q() - state.gamma) / (2.0 * alpha), MAX_EXPONENT)
+        W *= (np.exp(E) / alpha)[:, None]
+        offset = _offset(state)
     c = state.scale
     W = W / np.where(c != 0.0, c, 1.0)
-    coef, intercept = _split_intercept(W, state.fit_intercept, _offset(state))
+    coef, intercept = _split_intercept(W, state.fit_intercept, offset)
     if state.fit_intercept:
         intercept = intercept - coef @ state.ref
     return coef, intercept
@@ -799,16 +832,17 @@ def ridge_weight(readout_ridge: float, state: FullState) -> float:
     return readout_ridge * (d / t) * max(0.0, 1.0 - t / (RIDGE_ROWS * d))
 
 
-def _ridge_solve(state: FullState, lam: float) -> np.ndarray:
-    """``W[k] = (S + λD)⁺h_k`` on the coordinates seen (internal coordinates).
+def _ridge_solve(state: FullState, lam: float, B: np.ndarray | None = None) -> np.ndarray:
+    """``W[k] = (S + λD)⁺b_k`` on the coordinates seen (internal coordinates).
 
-    ``S = RᵀR`` and ``h_k = Rᵀz_k`` restricted to the coordinates seen, ``D``
-    the diagonal of ``S`` with the intercept's entry 0 (the intercept is not
-    shrunk); the minimum-norm least-squares solution, so a coordinate that
-    is constant so far gets weight 0.
+    ``S = RᵀR`` restricted to the coordinates seen, ``b_k`` the rows of
+    ``B`` (``Σ_t y_t x_t`` for least squares) or, without ``B``, the
+    learner's ``h_k = Rᵀz_k``; ``D`` the diagonal of ``S`` with the intercept's entry 0 (the
+    intercept is not shrunk); the minimum-norm least-squares solution, so a
+    coordinate that is constant so far gets weight 0.
     """
     R, Z = state.R, state.Z
-    W = np.zeros(Z.shape)
+    W = np.zeros(Z.shape if B is None else B.shape)
     piv = np.flatnonzero(np.diag(R) != 0.0)
     if piv.size == 0:
         return W
@@ -818,9 +852,29 @@ def _ridge_solve(state: FullState, lam: float) -> np.ndarray:
     D = np.diag(S).copy()
     if state.fit_intercept:
         D[active == R.shape[0] - 1] = 0.0
-    H = Ra.T @ Z[:, piv].T
+    H = Ra.T @ Z[:, piv].T if B is None else B[:, active].T
     W[:, active] = np.linalg.lstsq(S + lam * np.diag(D), H, rcond=None)[0].T
     return W
+
+
+def _lstsq_solve(R: np.ndarray, B: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """``W[k] = S⁺b_k = R⁺R⁺ᵀb_k`` for ``S = RᵀR`` (the minimum-norm least-squares weights).
+
+    ``z_k = R⁺ᵀb_k`` by least squares on the non-zero rows of ``R`` (which
+    have full row rank), then :func:`_pinv_solve`: the accuracy of ``R``
+    (``κ(X)``), not of ``S`` (``κ(X)²``).
+    """
+    Z = np.zeros(B.shape)
+    piv = np.flatnonzero(np.diag(R) != 0.0)
+    if piv.size == 0:
+        return Z
+    active = np.flatnonzero(seen)
+    if piv.size == active.size:  # every coordinate seen is a pivot: R is invertible there
+        Z[:, piv] = solve_triangular(R[np.ix_(piv, piv)], B[:, piv].T, trans="T").T
+    else:
+        Ra = R[np.ix_(piv, active)]
+        Z[:, piv] = np.linalg.lstsq(Ra.T, B[:, active].T, rcond=None)[0].T
+    return _pinv_solve(R, Z, seen)
 
 
 def _pinv_solve(R: np.ndarray, Z: np.ndarray, seen: np.ndarray) -> np.ndarray:
