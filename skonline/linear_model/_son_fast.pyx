@@ -1360,9 +1360,9 @@ cdef class SparseWork:
         self.y = np.zeros(c + 1)
         self.z = np.zeros(c + 1)
         self.gb = np.zeros(self.pcap + c + 1)
-        self.xd = np.zeros(d)
-        self.val = np.zeros(d)
-        self.idx = np.zeros(d, dtype=np.intc)
+        self.xd = np.zeros(d + 1)  # + 1: addresses taken even for d = 0
+        self.val = np.zeros(d + 1)
+        self.idx = np.zeros(d + 1, dtype=np.intc)
 
 
 cdef int sparse_sketch_row(PassParams* P, Curvature cv, Sketch* sk, Factored* f, CsrRow* r,
@@ -1531,11 +1531,12 @@ def son_pass_fast(
     cdef int d = U.shape[1], K = U.shape[0], d0 = d - 1 if intercept != 0.0 else d
     cdef int i, k, status = 0, backend = cv.backend
     cdef double c, weight
-    cdef double[::1] x = np.zeros(d)
-    cdef double[::1] w = np.zeros(d)
-    cdef double[::1] h = np.zeros(d)
-    cdef double[::1] g = np.zeros(d)
-    cdef double[::1] b = np.zeros(d)
+    # one spare entry: a pass on no column (d = 0) still takes the buffers' addresses
+    cdef double[::1] x = np.zeros(d + 1)
+    cdef double[::1] w = np.zeros(d + 1)
+    cdef double[::1] h = np.zeros(d + 1)
+    cdef double[::1] g = np.zeros(d + 1)
+    cdef double[::1] b = np.zeros(d + 1)
     cdef double[::1] yb = np.zeros(max(cv.cap, 1) + 1)
     cdef RowBufs B
     cdef Sketch sketch_

@@ -317,8 +317,8 @@ def _active_columns(
     if intercept:
         used[n_coords - 1] = True
     active = np.flatnonzero(used)
-    if active.size > ACTIVE_FRACTION * n_coords:
-        return None
+    if active.size == 0 or active.size > ACTIVE_FRACTION * n_coords:
+        return None  # no column at all (rows without entries, no basis yet): the plain pass
     return active
 
 

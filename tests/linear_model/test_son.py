@@ -550,3 +550,20 @@ def test_float32_rows_near_the_float32_maximum_are_learned(cls):
     small_fit, big_fit = cls().fit(X, y), cls().fit(big, y)
     assert np.array_equal(big_fit.predict(big), small_fit.predict(X))
     assert np.array_equal(big_fit.coef_ * 2.0**125, small_fit.coef_)
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "hinge"])
+def test_csr_rows_without_entries_and_no_intercept_touch_no_column(loss):
+    # no stored entry, no intercept, no basis yet: the pass has no column to run on;
+    # it must learn what the dense zeros learn (the malformed-input fuzz found an
+    # out-of-bounds read here in the bounds-checked build)
+    X = sp.csr_matrix((6, 5))
+    y = np.array([0, 1, 0, 1, 0, 1])
+    sparse = DefaultRFDSONClassifier(loss=loss, fit_intercept=False).partial_fit(
+        X, y, classes=[0, 1]
+    )
+    dense = DefaultRFDSONClassifier(loss=loss, fit_intercept=False).partial_fit(
+        X.toarray(), y, classes=[0, 1]
+    )
+    np.testing.assert_array_equal(sparse.coef_, dense.coef_)
+    assert sparse.cumulative_loss_ == dense.cumulative_loss_
