@@ -992,6 +992,24 @@ cdef struct RowBufs:
     double* yb  # cap
 
 
+cdef inline double record_row(PassParams* P, Curvature cv, Sketch* sk, int k, Stream stream,
+                              int i, double p, double z, double weight) noexcept nogil:
+    """The part every model row shares after its prediction ``p`` (score ``z``).
+
+    Records the prediction, discounts the curvature (``forgetting``), adds the
+    weighted loss to the stream; returns the gradient's scale ``weight · l'(p)``.
+    """
+    cdef double deriv
+    stream.predictions[i, k] = p
+    stream.scores[i, k] = z
+    if P.forgetting != 1.0:
+        discount(cv, sk, k, P.forgetting)
+    stream.total_loss += weight * loss_and_derivative(
+        P.loss, p, stream.T[i, k], P.epsilon, &deriv
+    )
+    return weight * deriv
+
+
 cdef int dense_model_row(PassParams* P, Curvature cv, Sketch* sk, int k, double* x,
                          double* u, RowBufs* B, Stream stream, int i, double c,
                          double weight) noexcept nogil:
@@ -1000,7 +1018,7 @@ cdef int dense_model_row(PassParams* P, Curvature cv, Sketch* sk, int k, double*
     Returns 0, or -1 if a factorisation failed.
     """
     cdef int d = P.d, j, appended
-    cdef double z, p, tau, value, deriv, scale, sc, target
+    cdef double z, p, tau, scale, sc
     cdef double* w = B.w
     cdef double* h = B.h
     cdef double* g = B.g
@@ -1014,14 +1032,7 @@ cdef int dense_model_row(PassParams* P, Curvature cv, Sketch* sk, int k, double*
         tau = slab_excess(z, P.bound, &p)
         if tau != 0.0 and project(cv, sk, k, P.hessian, x, tau, w, h) != 0:
             return -1
-    stream.predictions[i, k] = p
-    stream.scores[i, k] = z
-    if P.forgetting != 1.0:
-        discount(cv, sk, k, P.forgetting)
-    target = stream.T[i, k]
-    value = loss_and_derivative(P.loss, p, target, P.epsilon, &deriv)
-    stream.total_loss += weight * value
-    scale = weight * deriv
+    scale = record_row(P, cv, sk, k, stream, i, p, z, weight)
     if scale == 0.0 and P.skip_zero_rows:
         for j in range(d):
             u[j] = w[j]
@@ -1034,7 +1045,7 @@ cdef int dense_model_row(PassParams* P, Curvature cv, Sketch* sk, int k, double*
         for j in range(d):
             b[j] = sc * g[j]
     else:  # b = sc x while g = scale x
-        sc = sqrt(weight * second_derivative(P.loss, p, target, P.epsilon))
+        sc = sqrt(weight * second_derivative(P.loss, p, stream.T[i, k], P.epsilon))
         for j in range(d):
             b[j] = sc * x[j]
         sc = sc / scale if scale != 0.0 else 0.0  # so that g = b / sc
@@ -1375,7 +1386,7 @@ cdef int sparse_sketch_row(PassParams* P, Curvature cv, Sketch* sk, Factored* f,
     the dense row on the explicit basis.
     """
     cdef int e, j, q, appended, solved
-    cdef double z, p, tau, value, deriv, scale, sc, sigma, target, xh, coef, a
+    cdef double z, p, tau, scale, sc, sigma, xh, coef, a
     cdef double* y = f.y
     if not sketch_nonsingular(sk):
         factored_materialize(sk, f, r, u)
@@ -1406,21 +1417,14 @@ cdef int sparse_sketch_row(PassParams* P, Curvature cv, Sketch* sk, Factored* f,
                 for e in range(s_nnz):
                     u[idx[e]] -= coef * (val[e] / a)
                 factored_step(f, q, B.yb, -coef)
-    stream.predictions[i, k] = p
-    stream.scores[i, k] = z
-    if P.forgetting != 1.0:
-        discount(cv, sk, k, P.forgetting)
-    target = stream.T[i, k]
-    value = loss_and_derivative(P.loss, p, target, P.epsilon, &deriv)
-    stream.total_loss += weight * value
-    scale = weight * deriv
+    scale = record_row(P, cv, sk, k, stream, i, p, z, weight)
     if scale == 0.0 and P.skip_zero_rows:
         return 0
     if not P.hessian:  # b = sqrt(c) g = σ x
         sc = sqrt(c)
         sigma = sc * scale
     else:
-        sigma = sqrt(weight * second_derivative(P.loss, p, target, P.epsilon))
+        sigma = sqrt(weight * second_derivative(P.loss, p, stream.T[i, k], P.epsilon))
     appended = factored_append(sk, f, r, sigma, i, xx, u, xd, B.b)
     if appended < 0:
         return -1
@@ -1451,7 +1455,7 @@ cdef int sparse_diag_row(PassParams* P, Curvature cv, int k, int s_nnz, int* idx
                          double c, double weight) noexcept nogil:
     """:func:`dense_model_row` for diagonal AdaGrad, on the row's support only (``hs``: work)."""
     cdef int e, j
-    cdef double z, p, tau, value, deriv, scale, sc, target, xh, gj, bj
+    cdef double z, p, tau, scale, sc, xh, gj, bj
     z = 0.0
     for e in range(s_nnz):
         z += u[idx[e]] * val[e]
@@ -1470,14 +1474,7 @@ cdef int sparse_diag_row(PassParams* P, Curvature cv, int k, int s_nnz, int* idx
             if xh > 0.0:
                 for e in range(s_nnz):
                     u[idx[e]] -= tau * hs[e] / xh
-    stream.predictions[i, k] = p
-    stream.scores[i, k] = z
-    if P.forgetting != 1.0:
-        discount(cv, NULL, k, P.forgetting)
-    target = stream.T[i, k]
-    value = loss_and_derivative(P.loss, p, target, P.epsilon, &deriv)
-    stream.total_loss += weight * value
-    scale = weight * deriv
+    scale = record_row(P, cv, NULL, k, stream, i, p, z, weight)
     if scale == 0.0 and P.skip_zero_rows:
         return 0
     if not P.hessian:
@@ -1487,7 +1484,7 @@ cdef int sparse_diag_row(PassParams* P, Curvature cv, int k, int s_nnz, int* idx
             cv.sq[k, j] += gj * gj
             u[j] -= gj / (P.alpha0 + sqrt(cv.sq[k, j]))
     else:
-        sc = sqrt(weight * second_derivative(P.loss, p, target, P.epsilon))
+        sc = sqrt(weight * second_derivative(P.loss, p, stream.T[i, k], P.epsilon))
         for e in range(s_nnz):
             j = idx[e]
             gj = scale * val[e]
