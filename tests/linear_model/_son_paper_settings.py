@@ -14,6 +14,7 @@ from skonline.linear_model import RFDSONClassifier as _Classifier
 from skonline.linear_model import RFDSONRegressor as _Regressor
 
 PAPER = {
+    "sketch": "rfd",
     "loss": "squared_error",
     "curvature": "gradient",
     "alpha0": 0.0,
