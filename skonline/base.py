@@ -77,7 +77,7 @@ from .utils._validation import (
     finite_range,
     validate_data,
 )
-from .utils._validation_fast import first_nonfinite
+from .utils._validation_fast import first_nonfinite, state_is_finite
 
 __all__ = [
     "MAX_ABS_VALUE",
@@ -589,8 +589,9 @@ class OnlineEstimator(BaseEstimator):
         nothing).
         """
         state = shallow_replace(state, live=self._live_record.of(self))
-        bad = _nonfinite_fields(state, self.__dict__.get("_state"))
-        if bad:
+        previous = self.__dict__.get("_state")
+        if not state_is_finite(state, previous):  # the compiled walk; names only on failure
+            bad = _nonfinite_fields(state, previous) or ["the state"]
             raise FloatingPointError(
                 f"{type(self).__name__}: the update overflowed (non-finite values in "
                 f"{', '.join(bad[:5])}); the batch was not applied and the estimator is as "

@@ -11,6 +11,7 @@ input must give the same state either way.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import pickle
 import warnings
@@ -21,7 +22,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.linear_model import SGDClassifier, SGDRegressor
-from skonline.utils._validation_fast import first_nonfinite, value_range
+from skonline.utils._validation_fast import first_nonfinite, state_is_finite, value_range
 from threadpoolctl import threadpool_info
 
 import skonline
@@ -253,6 +254,71 @@ def test_commit_check_reads_only_replaced_fields():
     assert _nonfinite_fields(nested, state) == ["curvature.S"]
     # a field shared with the committed state is not read again (it was checked then)
     assert _nonfinite_fields(state, state) == []
+
+
+def _float_places(value, path=()):
+    """``(path, array)`` of every non-empty float array reachable in a state."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "f" and value.size:
+            yield path, value
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _float_places(item, (*path, i))
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            if f.name not in ("frozen", "live"):
+                yield from _float_places(getattr(value, f.name), (*path, f.name))
+    elif hasattr(value, "__dict__") and not isinstance(value, (type, np.random.Generator)):
+        for key, item in vars(value).items():
+            yield from _float_places(item, (*path, key))
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
+def test_compiled_state_walk_agrees_with_the_python_walk(estimator):
+    # the commit asks the compiled walk; the Python walk names the fields: they must
+    # agree on every float array of every state, with a NaN or an infinity in any place
+    est, _, _ = _fitted(estimator)
+    state = est._state
+    new = copy.deepcopy(state)
+    assert state_is_finite(new, state) and _nonfinite_fields(new, state) == []
+    places = list(_float_places(new))
+    assert places
+    for _, array in places:
+        for value in (np.nan, -np.inf):
+            for where in (0, -1):
+                old = array.flat[where]
+                array.flat[where] = value
+                assert not state_is_finite(new, state)
+                assert _nonfinite_fields(new, state) != []
+                assert state_is_finite(new, new)  # the same objects: not read again
+                array.flat[where] = old
+    assert state_is_finite(new, state)
+
+
+def test_compiled_state_walk_numbers_and_containers():
+    est, _, _ = _fitted(skonline.RFDSONClassifier(sketch_size=4))
+    state = est._state
+    for bad in (float("nan"), np.float64(np.inf), np.float32(np.nan)):
+        broken = shallow_replace(state, cumulative_loss=bad)
+        assert not state_is_finite(broken, state) and _nonfinite_fields(broken, state)
+    nested = shallow_replace(state, warmup=(np.zeros((1, 2)), [np.array([1.0, np.nan])], 3))
+    assert not state_is_finite(nested, state) and _nonfinite_fields(nested, state)
+    fine = shallow_replace(state, warmup=(np.zeros((1, 2)), [np.arange(3)], "x"))
+    assert state_is_finite(fine, state) and not _nonfinite_fields(fine, state)
+    # a sparse matrix (a class with a metaclass): its attributes are read
+    rows = sp.csr_matrix(np.array([[0.0, 1.0], [2.0, 0.0]]))
+    held = shallow_replace(state, warmup=(rows, np.zeros((2, 1)), np.ones(2)))
+    assert state_is_finite(held, state) and not _nonfinite_fields(held, state)
+    rows.data[1] = np.inf
+    assert not state_is_finite(held, state) and _nonfinite_fields(held, state)
+    # a view that is not contiguous, a float32 array, a subclass
+    for array in (np.ones((4, 4))[:, ::2], np.ones(3, np.float32), np.matrix(np.ones((2, 2)))):
+        array = array.copy() if array.flags.c_contiguous else array
+        holder = shallow_replace(state, scale=array)
+        assert state_is_finite(holder, state)
+        base = array.base if array.base is not None else array
+        np.asarray(base).flat[0] = np.nan
+        assert not state_is_finite(holder, state) and _nonfinite_fields(holder, state)
 
 
 def test_shallow_replace_is_dataclasses_replace():

@@ -87,3 +87,97 @@ def first_nonfinite(list arrays):
         if bad:
             return k
     return -1
+
+
+# ---------------------------------------------------------------- new states
+#: Field names of each dataclass type but ``frozen`` and ``live`` (``None``: not a dataclass).
+cdef dict _FIELDS = {}
+_Generator = np.random.Generator
+
+
+cdef object _fields_of(object kind):
+    cdef object names
+    if kind in _FIELDS:
+        return _FIELDS[kind]
+    fields = getattr(kind, "__dataclass_fields__", None)
+    names = None
+    if fields is not None:
+        names = tuple(name for name in fields if name not in ("frozen", "live"))
+    _FIELDS[kind] = names
+    return names
+
+
+cdef inline bint _no_floats(object kind):
+    return kind is int or kind is bool or kind is str or kind is bytes or kind is type(None)
+
+
+cdef bint _array_finite(cnp.ndarray a) except -1:
+    cdef Py_ssize_t size = cnp.PyArray_SIZE(a)
+    if size == 0:
+        return True
+    if cnp.PyArray_IS_C_CONTIGUOUS(a):
+        if cnp.PyArray_TYPE(a) == cnp.NPY_DOUBLE:
+            return _all_finite(<const double*> cnp.PyArray_DATA(a), size)
+        if cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT:
+            return _all_finite(<const float*> cnp.PyArray_DATA(a), size)
+    if a.dtype.kind in "fc":
+        return bool(np.isfinite(a).all())
+    return True
+
+
+cdef bint _finite(object value, object old) except -1:
+    cdef object kind = type(value)
+    cdef object names, values, olds, item, previous
+    cdef Py_ssize_t i, n
+    if value is old:
+        return True
+    if kind is np.ndarray:
+        return _array_finite(value)
+    if _no_floats(kind):
+        return True
+    if kind is float:
+        return isfinite(<double> value)
+    if isinstance(value, np.floating):
+        return bool(np.isfinite(value))
+    if isinstance(value, np.ndarray):  # a subclass
+        return _array_finite(np.asarray(value))
+    if kind is list or kind is tuple:
+        n = len(value)
+        olds = old if (type(old) is kind and len(old) == n) else None
+        for i in range(n):
+            if not _finite(value[i], None if olds is None else olds[i]):
+                return False
+        return True
+    if isinstance(value, type):
+        return True
+    names = _fields_of(kind)
+    if names is not None:
+        values = value.__dict__
+        olds = old.__dict__ if type(old) is kind else {}
+        for name in names:
+            item = values.get(name)
+            previous = olds.get(name)
+            if item is previous or _no_floats(type(item)):
+                continue
+            if not _finite(item, previous):
+                return False
+        return True
+    if hasattr(value, "__dict__") and not isinstance(value, _Generator):
+        olds = vars(old) if type(old) is kind else {}
+        for key, item in vars(value).items():
+            if not _finite(item, olds.get(key)):
+                return False
+    return True
+
+
+def state_is_finite(state, previous=None):
+    """True when no float of ``state`` that is not (the same object as) in ``previous`` is NaN/inf.
+
+    The compiled form of the walk of ``skonline.base._nonfinite_fields`` (same
+    rules: arrays, numbers, lists, tuples, dataclass fields but ``frozen`` and
+    ``live``, other objects' attributes; a value that *is* the value at the
+    same place in ``previous`` is skipped), answering only yes or no: the
+    commit of every call runs it, and the names of the bad fields are looked
+    up by the Python walk only when it says no.
+    """
+    return _finite(state, previous)
