@@ -83,6 +83,8 @@ EXTENSIONS = [
         ["skonline/linear_model/_scale_invariant_fast.pyx"],
         depends=["skonline/linear_model/_row_math.h"],
         include_dirs=["skonline/linear_model"],  # _row_math.h, also from build/boundscheck
+        # the CPU clones of _row_math.h (AVX-512 has FMA) do the same operations
+        extra_compile_args=["-ffp-contract=off"],
     ),
     Extension(
         "skonline.decomposition._frequent_directions_fast",

@@ -225,6 +225,28 @@ def test_value_range_matches_numpy(dtype):
     assert value_range(np.zeros((0, 3))) == (0.0, 0.0, 0)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_value_range_every_position_of_the_unrolled_loop(dtype):
+    # the contiguous rows are read eight entries at a time, then a tail: a NaN or an
+    # infinity (and the extremes) must be found in every lane and in the tail
+    rng = np.random.default_rng(1)
+    for d in (1, 7, 8, 9, 16, 17, 31):
+        A = rng.standard_normal((3, d)).astype(dtype)
+        for j in range(d):
+            for row in (0, 2):
+                B = A.copy()
+                B[row, j] = 100.0
+                assert value_range(B)[1] == 100.0
+                B[row, j] = -100.0
+                assert value_range(B)[0] == -100.0
+                for value, expected in ((np.nan, 1), (np.inf, 2), (-np.inf, 2)):
+                    B[row, j] = value
+                    assert value_range(B)[2] == expected
+                    if expected == 2:
+                        low, high, _ = value_range(B)
+                        assert (low, high) == (float(B.min()), float(B.max()))
+
+
 def test_first_nonfinite_matches_numpy():
     rng = np.random.default_rng(1)
     arrays = [

@@ -5,9 +5,10 @@
  * turns it into SIMD code: the exponential is evaluated here (``si_exp``) instead
  * of by the C library, whose ``exp`` is a call the loop cannot be vectorised
  * around. With GCC on x86-64 Linux the functions are also compiled for AVX2 and
- * the wider clone is picked at load time (``target_clones``); the clones do the
- * same IEEE operations in the same order (AVX2 without FMA: no contraction), so
- * the result does not depend on the CPU.
+ * AVX-512 and the widest clone the CPU has is picked at load time
+ * (``target_clones``); the clones do the same IEEE operations in the same order
+ * (the module is built with ``-ffp-contract=off``: no FMA contraction, which
+ * AVX-512 would otherwise allow), so the result does not depend on the CPU.
  */
 #ifndef SKONLINE_ROW_MATH_H
 #define SKONLINE_ROW_MATH_H
@@ -21,7 +22,7 @@
 #endif
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define SI_CLONES __attribute__((target_clones("avx2", "default")))
+#define SI_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SI_CLONES
 #endif
