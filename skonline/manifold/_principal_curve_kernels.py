@@ -25,12 +25,13 @@ settings of a pass (:class:`CurveParams`) and the pure pass
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..base import OnlineState
+from ..base import OnlineState, shallow_replace
 from ._curve_fast import segments_sqdist
 from ._lattice import (
     curve_key,
@@ -65,6 +66,17 @@ _WARM_UP_ROWS = 50
 
 
 # -------------------------------------------------------------------- state
+def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in the same state (what ``copy.deepcopy`` gives, faster)."""
+    bit_generator = rng.bit_generator
+    try:
+        twin = type(bit_generator)(bit_generator.seed_seq)
+        twin.state = bit_generator.state
+    except (TypeError, ValueError, AttributeError):  # a bit generator built another way
+        return copy.deepcopy(rng)
+    return np.random.Generator(twin)
+
+
 @dataclass(kw_only=True, eq=False)
 class CurveState(OnlineState):
     """Learned state of a sequential principal curve.
@@ -123,6 +135,26 @@ class CurveState(OnlineState):
     mean: np.ndarray | None = None
     sq_dev: float = 0.0
     spacing_fixed: bool = False
+
+    def copy(self) -> CurveState:
+        """A copy a pass may change: what :meth:`OnlineState.copy` gives, without its walk.
+
+        Every array, the row memory's arrays, the bandit's dictionary and the
+        generator (same bit generator, seed sequence and state) are the copy's
+        own; the other fields are immutable values, shared. A pass costs a
+        copy: this one is several times cheaper than ``copy.deepcopy``.
+        """
+        fields = self.__dataclass_fields__
+        changes: dict = {
+            name: value.copy()
+            for name, value in vars(self).items()
+            if type(value) is np.ndarray and name in fields
+        }
+        if self.memory is not None:
+            changes["memory"] = self.memory.copy()
+        changes["demotion"] = dict(self.demotion)
+        changes["rng"] = _copy_generator(self.rng)
+        return shallow_replace(self, **changes)
 
     @property
     def spread(self) -> float:
