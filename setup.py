@@ -77,6 +77,9 @@ EXTENSIONS = [
     Extension(
         "skonline.linear_model._son_fast",
         ["skonline/linear_model/_son_fast.pyx"],
+        depends=["skonline/linear_model/_son_math.h"],
+        include_dirs=["skonline/linear_model"],  # _son_math.h, also from build/boundscheck
+        extra_compile_args=["-ffp-contract=off"],  # its CPU clones: the same operations
     ),
     Extension(
         "skonline.linear_model._scale_invariant_fast",

@@ -38,6 +38,12 @@ from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport ddot, dgemm, dgemv
 from scipy.linalg.cython_lapack cimport dsyevd
 
+cdef extern from "_son_math.h" nogil:
+    void son_rotate_rows(int n, double* a, double* b, double c, double s)
+    void son_axpy(int n, double a, const double* x, double* y)
+    void son_axmy(int n, double a, const double* x, double* y)
+    void son_rank_two(int n, double f, const double* e, double g, const double* d, double* v)
+
 from ..utils._shrink cimport VARIANT_FD, n_kept, shrink_delta, shrunk_value
 from ._loss cimport loss_and_derivative, second_derivative
 from ._rows cimport Rows
@@ -383,7 +389,8 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
                 g = e[j] + V[j * n + j] * f
                 for k in range(j + 1, i):
                     g += V[j * n + k] * d[k]
-                    e[k] += V[j * n + k] * f
+                if i > j + 1:
+                    son_axpy(i - j - 1, f, &V[j * n + j + 1], &e[j + 1])
                 e[j] = g
             f = 0.0
             for j in range(i):
@@ -395,8 +402,7 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
             for j in range(i):
                 f = d[j]
                 g = e[j]
-                for k in range(j, i):
-                    V[j * n + k] -= f * e[k] + g * d[k]
+                son_rank_two(i - j, f, &e[j], g, &d[j], &V[j * n + j])
                 d[j] = V[j * n + (i - 1)]
                 V[j * n + i] = 0.0
         d[i] = h
@@ -411,8 +417,7 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
                 g = 0.0
                 for k in range(i + 1):
                     g += V[(i + 1) * n + k] * V[j * n + k]
-                for k in range(i + 1):
-                    V[j * n + k] -= g * d[k]
+                son_axmy(i + 1, g, d, &V[j * n])
         for k in range(i + 1):
             V[(i + 1) * n + k] = 0.0
     for j in range(n):
@@ -475,10 +480,7 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
                     c = p / r
                     p = c * d[i] - s * g
                     d[i + 1] = h + s * (c * g + s * d[i])
-                    for k in range(n):
-                        h = W[(i + 1) * n + k]
-                        W[(i + 1) * n + k] = s * W[i * n + k] + c * h
-                        W[i * n + k] = c * W[i * n + k] - s * h
+                    son_rotate_rows(n, &W[i * n], &W[(i + 1) * n], c, s)
                 p = -s * s2 * c3 * el1 * e[l] / dl1
                 e[l] = s * p
                 d[l] = c * p
@@ -666,8 +668,7 @@ cdef bint sketch_border(Sketch* s, double* c, double rho, double nb) noexcept no
         s.coords[i] = c[i]
     s.coords[q] = rho
     for i in range(q):
-        for j in range(q):
-            s.S[i * cap + j] += c[i] * c[j]
+        son_axpy(q, c[i], c, &s.S[i * cap])
     if s.factor_ok[0]:
         for i in range(q):
             s.tmp[i] = c[i]
