@@ -77,14 +77,14 @@ EXTENSIONS = [
     Extension(
         "skonline.linear_model._son_fast",
         ["skonline/linear_model/_son_fast.pyx"],
-        depends=["skonline/linear_model/_son_math.h"],
+        depends=["skonline/linear_model/_son_math.h", "skonline/linear_model/_simd.h"],
         include_dirs=["skonline/linear_model"],  # _son_math.h, also from build/boundscheck
         extra_compile_args=["-ffp-contract=off"],  # its CPU clones: the same operations
     ),
     Extension(
         "skonline.linear_model._scale_invariant_fast",
         ["skonline/linear_model/_scale_invariant_fast.pyx"],
-        depends=["skonline/linear_model/_row_math.h"],
+        depends=["skonline/linear_model/_row_math.h", "skonline/linear_model/_simd.h"],
         include_dirs=["skonline/linear_model"],  # _row_math.h, also from build/boundscheck
         # the CPU clones of _row_math.h (AVX-512 has FMA) do the same operations
         extra_compile_args=["-ffp-contract=off"],

@@ -4,11 +4,8 @@
  * Each function is a plain loop over arrays with no call inside, so the compiler
  * turns it into SIMD code: the exponential is evaluated here (``si_exp``) instead
  * of by the C library, whose ``exp`` is a call the loop cannot be vectorised
- * around. With GCC on x86-64 Linux the functions are also compiled for AVX2 and
- * AVX-512 and the widest clone the CPU has is picked at load time
- * (``target_clones``); the clones do the same IEEE operations in the same order
- * (the module is built with ``-ffp-contract=off``: no FMA contraction, which
- * AVX-512 would otherwise allow), so the result does not depend on the CPU.
+ * around. The functions have AVX2 and AVX-512 clones that give the same bits
+ * (``_simd.h``).
  */
 #ifndef SKONLINE_ROW_MATH_H
 #define SKONLINE_ROW_MATH_H
@@ -17,15 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(_MSC_VER) && !defined(restrict)
-#define restrict __restrict
-#endif
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define SI_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define SI_CLONES
-#endif
+#include "_simd.h"
 
 /* Below this exponent 2^k leaves the normal range and the call falls back on libm. */
 #define SI_EXP_LO (-708.0)
@@ -85,7 +74,7 @@ static inline void si_exp_points(int m, double* restrict x, int outside)
 }
 
 /* out = exp(x) at m points, as the passes below evaluate it (tests compare it with libm). */
-SI_CLONES
+SKONLINE_CLONES
 static void si_exp_array(int m, const double* restrict x, double* restrict out)
 {
     int e;
@@ -100,7 +89,7 @@ static void si_exp_array(int m, const double* restrict x, double* restrict out)
 }
 
 /* How many of the n values have a square that is not 0 (the entries a row contributes). */
-SI_CLONES
+SKONLINE_CLONES
 static int si_count_entries(int n, const double* restrict x)
 {
     int e, m = 0;
@@ -111,7 +100,7 @@ static int si_count_entries(int n, const double* restrict x)
 }
 
 /* dst[e] = src[ids[e]]: the state's values at a gathered row's entries (AVX2 gathers). */
-SI_CLONES
+SKONLINE_CLONES
 static void si_gather(int m, const int* restrict ids, const double* restrict src,
                       double* restrict dst)
 {
@@ -123,7 +112,7 @@ static void si_gather(int m, const int* restrict ids, const double* restrict src
 
 /* One row's statistics, entry by entry: s2 += x², ratio = x / s2, inv = c / s2
  * (c = 1 / (2 alpha)). */
-SI_CLONES
+SKONLINE_CLONES
 static void si_row_stats(int m, const double* restrict x, double* restrict s2,
                          double* restrict ratio, double* restrict inv, double c)
 {
@@ -148,7 +137,7 @@ static void si_row_stats(int m, const double* restrict x, double* restrict s2,
  * was clipped. The sum runs in four interleaved partial sums (entries e mod 4),
  * added at the end as (s0 + s1) + (s2 + s3): it depends on the entries and their
  * order only. */
-SI_CLONES
+SKONLINE_CLONES
 static double si_row_predict(int m, const double* restrict x, const double* restrict h,
                              const double* restrict gam, const double* restrict inv,
                              const double* restrict count, double norm,
@@ -191,7 +180,7 @@ static double si_row_predict(int m, const double* restrict x, const double* rest
 
 /* The update of one output over m entries: Γ += g² x ratio (when ``gam`` is not
  * NULL), h −= g x. */
-SI_CLONES
+SKONLINE_CLONES
 static void si_row_update(int m, const double* restrict x, const double* restrict ratio,
                           double g, double* restrict h, double* restrict gam)
 {
@@ -211,7 +200,7 @@ static void si_row_update(int m, const double* restrict x, const double* restric
  * with E_j = h_j² / (2 alpha s2_j) (Algorithm 1, ``gam`` NULL) or
  * (h_j² / s2_j − Γ_j) / (2 alpha) (the diagonal learner) and n_j = log_norm[j] (or
  * log_norm0 when ``log_norm`` is NULL). */
-SI_CLONES
+SKONLINE_CLONES
 static void si_readout(int d, const double* restrict s2, const double* restrict h,
                        const double* restrict gam, const double* restrict log_norm,
                        double log_norm0, double two_alpha, double max_exponent,

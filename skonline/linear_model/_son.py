@@ -413,7 +413,7 @@ class _BaseSON(OnlineLinearBase):
 
     @property
     def sketch_(self):
-        """The curvature in use: ``"rfd"``, ``"fd"``, ``"full"`` or ``"diag"`` (``"auto"`` resolved)."""
+        """The curvature in use (``"auto"`` resolved): "rfd", "fd", "full" or "diag"."""
         curvature = self._fitted_state().curvature
         if curvature.kind == "sketch":
             return "rfd" if curvature.robust else "fd"

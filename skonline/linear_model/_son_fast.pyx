@@ -41,7 +41,6 @@ from scipy.linalg.cython_lapack cimport dsyevd
 cdef extern from "_son_math.h" nogil:
     void son_rotate_rows(int n, double* a, double* b, double c, double s)
     void son_axpy(int n, double a, const double* x, double* y)
-    void son_axmy(int n, double a, const double* x, double* y)
     void son_rank_two(int n, double f, const double* e, double g, const double* d, double* v)
 
 from ..utils._shrink cimport VARIANT_FD, n_kept, shrink_delta, shrunk_value
@@ -417,7 +416,7 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
                 g = 0.0
                 for k in range(i + 1):
                     g += V[(i + 1) * n + k] * V[j * n + k]
-                son_axmy(i + 1, g, d, &V[j * n])
+                son_axpy(i + 1, -g, d, &V[j * n])  # V −= g d, the same bits
         for k in range(i + 1):
             V[(i + 1) * n + k] = 0.0
     for j in range(n):

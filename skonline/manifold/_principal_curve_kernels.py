@@ -69,10 +69,13 @@ _WARM_UP_ROWS = 50
 def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
     """An independent generator in the same state (what ``copy.deepcopy`` gives, faster)."""
     bit_generator = rng.bit_generator
+    seed_seq = bit_generator.seed_seq
+    if not isinstance(seed_seq, np.random.SeedSequence):  # a bit generator built another way
+        return copy.deepcopy(rng)
     try:
-        twin = type(bit_generator)(bit_generator.seed_seq)
+        twin = type(bit_generator)(seed_seq)
         twin.state = bit_generator.state
-    except (TypeError, ValueError, AttributeError):  # a bit generator built another way
+    except (TypeError, ValueError):
         return copy.deepcopy(rng)
     return np.random.Generator(twin)
 

@@ -17,7 +17,10 @@ def _mutables(value, seen=None):
     seen.add(id(value))
     if isinstance(value, (np.ndarray, dict, list, np.random.Generator)):
         found = [value]
-        items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+        if isinstance(value, dict):
+            items = list(value.values())
+        else:
+            items = value if isinstance(value, list) else []
         for item in items:
             found += _mutables(item, seen)
         return found
@@ -30,7 +33,12 @@ def _mutables(value, seen=None):
 
 @pytest.mark.parametrize(
     "params",
-    [{}, {"reward_estimator": "bandit"}, {"max_memory": None}, {"memory_policy": "window", "max_memory": 30}],
+    [
+        {},
+        {"reward_estimator": "bandit"},
+        {"max_memory": None},
+        {"memory_policy": "window", "max_memory": 30},
+    ],
 )
 @pytest.mark.parametrize("rows", [1, 40])  # before the curve exists, and after
 def test_copy_is_a_deep_copy(params, rows):
