@@ -745,6 +745,11 @@ def full_pass(
     return state, predictions
 
 
+def _principal(R: np.ndarray, piv: np.ndarray) -> np.ndarray:
+    """``R[piv][:, piv]``: ``R`` itself when every row is a pivot (the usual case)."""
+    return R if piv.size == R.shape[0] else R[np.ix_(piv, piv)]
+
+
 def full_condition(state: FullState) -> float:
     """LAPACK's estimate of the 1-norm condition number of ``R`` on its range (1 when empty).
 
@@ -754,7 +759,7 @@ def full_condition(state: FullState) -> float:
     piv = np.flatnonzero(np.diag(state.R) != 0.0)
     if piv.size == 0:
         return 1.0
-    rcond = triangular_rcond(np.asfortranarray(state.R[np.ix_(piv, piv)]))
+    rcond = triangular_rcond(np.asfortranarray(_principal(state.R, piv)))
     return math.inf if rcond == 0.0 else 1.0 / rcond
 
 
@@ -870,7 +875,9 @@ def _lstsq_solve(R: np.ndarray, B: np.ndarray, seen: np.ndarray) -> np.ndarray:
         return Z
     active = np.flatnonzero(seen)
     if piv.size == active.size:  # every coordinate seen is a pivot: R is invertible there
-        Z[:, piv] = solve_triangular(R[np.ix_(piv, piv)], B[:, piv].T, trans="T").T
+        Z[:, piv] = solve_triangular(
+            _principal(R, piv), B[:, piv].T, trans="T", check_finite=False
+        ).T
     else:
         Ra = R[np.ix_(piv, active)]
         Z[:, piv] = np.linalg.lstsq(Ra.T, B[:, active].T, rcond=None)[0].T
@@ -887,9 +894,9 @@ def _pinv_solve(R: np.ndarray, Z: np.ndarray, seen: np.ndarray) -> np.ndarray:
     active = np.flatnonzero(seen)
     Zp = Z[:, piv].T
     if piv.size == active.size:  # every coordinate seen is a pivot: R is invertible there
-        W[:, piv] = solve_triangular(R[np.ix_(piv, piv)], Zp).T
+        W[:, piv] = solve_triangular(_principal(R, piv), Zp, check_finite=False).T
         return W
     # R_r (r x a) has full row rank: R_r⁺ = Q L⁻ᵀ with R_rᵀ = Q L
     Q, L = np.linalg.qr(R[np.ix_(piv, active)].T)
-    W[:, active] = (Q @ solve_triangular(L, Zp, trans="T")).T
+    W[:, active] = (Q @ solve_triangular(L, Zp, trans="T", check_finite=False)).T
     return W
