@@ -69,8 +69,8 @@ _WARM_UP_ROWS = 50
 def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
     """An independent generator in the same state (what ``copy.deepcopy`` gives, faster)."""
     bit_generator = rng.bit_generator
-    seed_seq = bit_generator.seed_seq
-    if not isinstance(seed_seq, np.random.SeedSequence):  # a bit generator built another way
+    seed_seq = getattr(bit_generator, "seed_seq", None)  # public from NumPy 1.25
+    if not isinstance(seed_seq, np.random.SeedSequence):  # older NumPy, or built another way
         return copy.deepcopy(rng)
     try:
         twin = type(bit_generator)(seed_seq)

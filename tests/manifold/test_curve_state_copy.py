@@ -64,3 +64,19 @@ def test_pass_on_the_copy_leaves_the_committed_state():
     est.partial_fit(X[60:])
     assert pickle.dumps(committed) == snapshot
     assert pickle.dumps(est) != before
+
+
+def test_generator_copy_without_a_seed_sequence():
+    # a bit generator seeded the legacy way has no SeedSequence (and NumPy < 1.25 has no
+    # public seed_seq at all): the copy falls back on a deep copy, the same stream
+    from skonline.manifold._principal_curve_kernels import _copy_generator
+
+    for rng in (
+        np.random.Generator(np.random.RandomState(0)._bit_generator),
+        np.random.default_rng(3),
+    ):
+        rng.standard_normal(5)
+        twin = _copy_generator(rng)
+        assert twin is not rng and twin.bit_generator is not rng.bit_generator
+        assert pickle.dumps(twin) == pickle.dumps(copy.deepcopy(rng))
+        assert np.array_equal(twin.standard_normal(4), rng.standard_normal(4))
