@@ -159,6 +159,22 @@ def shallow_replace(obj: _D, **changes: Any) -> _D:
     return new
 
 
+def copy_arrays(obj: _D, skip: tuple[str, ...] = (), **changes: Any) -> _D:
+    """:func:`shallow_replace` with its own copy of every ndarray field (but ``skip``).
+
+    The copy a pure kernel works on when the rest of ``obj``'s fields are
+    immutable values; ``changes`` replace fields on top (mutable fields that
+    are not arrays, copied by the caller).
+    """
+    fields = obj.__dataclass_fields__  # type: ignore[attr-defined]
+    own = {
+        name: value.copy()
+        for name, value in vars(obj).items()
+        if type(value) is np.ndarray and name in fields and name not in skip
+    }
+    return shallow_replace(obj, **{**own, **changes})
+
+
 _F = TypeVar("_F", bound="ParamRecord")
 _S = TypeVar("_S", bound="OnlineState")
 

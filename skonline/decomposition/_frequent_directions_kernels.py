@@ -34,6 +34,7 @@ from sklearn.utils.extmath import svd_flip
 
 from ..base import OnlineState
 from ..utils._blas import single_blas_thread
+from ..utils._random import copy_generator
 from ..utils._rows import BLOCK_ROWS, canonical_csr
 from ._frequent_directions_fast import (
     STATUS_DONE,
@@ -62,7 +63,6 @@ __all__ = [
     "block_statistics",
     "compact",
     "compact_with_block",
-    "copy_generator",
     "dense_pass",
     "error_along_components",
     "finished_state",
@@ -1402,15 +1402,6 @@ def finished_state(
         alpha=alpha,
         **fields,
     )
-
-
-def copy_generator(rng: np.random.Generator | None) -> np.random.Generator | None:
-    """A copy of a generator (the pass must not advance the committed one)."""
-    if rng is None:
-        return None
-    new = np.random.Generator(type(rng.bit_generator)())
-    new.bit_generator.state = rng.bit_generator.state
-    return new
 
 
 def merge_states(

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..base import shallow_replace
+from ..base import copy_arrays
 from ._losses import LOSS_CODES, loss_and_derivative
 from ._rows import make_rows
 from ._son_fast import Curvature, Stream, son_pass_fast
@@ -216,16 +216,7 @@ class CurvatureState:
 
     def copy(self, skip: tuple[str, ...] = ()) -> CurvatureState:
         """A copy with its own arrays (those named in ``skip`` are shared)."""
-        return shallow_replace(
-            self,
-            **{
-                name: v.copy()
-                for name, v in vars(self).items()
-                if isinstance(v, np.ndarray)
-                and name in self.__dataclass_fields__
-                and name not in skip
-            },
-        )
+        return copy_arrays(self, skip)
 
     def gram(self, k: int) -> np.ndarray:
         """``H − αI`` of model ``k`` as a dense ``d × d`` matrix (tests and read-outs)."""
@@ -241,7 +232,7 @@ class CurvatureState:
             return self.copy()
         Q = np.zeros((*self.Q.shape[:2], self.n_coords))
         Q[:, :, self.columns] = self.Q
-        return shallow_replace(self.copy(skip=("Q", "columns")), Q=Q, columns=None)
+        return copy_arrays(self, ("Q", "columns"), Q=Q, columns=None)
 
     def on_columns(self, columns: np.ndarray) -> CurvatureState:
         """A copy whose basis is stored on ``columns`` (sorted, every stored column among them)."""
@@ -250,9 +241,7 @@ class CurvatureState:
             Q[:] = self.Q[:, :, columns]
         else:
             Q[:, :, np.searchsorted(columns, self.columns)] = self.Q
-        return shallow_replace(
-            self.copy(skip=("Q", "columns")), Q=Q, columns=np.array(columns, dtype=np.intp)
-        )
+        return copy_arrays(self, ("Q", "columns"), Q=Q, columns=np.array(columns, dtype=np.intp))
 
 
 def new_curvature(

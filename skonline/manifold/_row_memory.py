@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base import shallow_replace
+from ..base import copy_arrays
 from ._curve_fast import segments_sqdist
 
 __all__ = ["VERTEX_TOL", "RowMemory", "neighbourhood_mask", "projection_segment"]
@@ -144,15 +144,7 @@ class RowMemory:
 
     def copy(self) -> RowMemory:
         """A copy with its own arrays (the other fields are immutable values, shared)."""
-        fields = self.__dataclass_fields__
-        return shallow_replace(
-            self,
-            **{
-                name: value.copy()
-                for name, value in vars(self).items()
-                if type(value) is np.ndarray and name in fields
-            },
-        )
+        return copy_arrays(self)
 
     @classmethod
     def empty(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
 
-__all__ = ["as_generator"]
+__all__ = ["as_generator", "copy_generator"]
 
 
 def as_generator(random_state: Any) -> np.random.Generator:
@@ -20,3 +21,26 @@ def as_generator(random_state: Any) -> np.random.Generator:
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
     return np.random.default_rng(random_state)
+
+
+def copy_generator(rng: np.random.Generator | None) -> np.random.Generator | None:
+    """An independent generator in the same state (``None`` stays ``None``).
+
+    A pass draws from its own copy, so the committed generator never advances.
+    The same bit generator type, seed sequence and state: what ``copy.deepcopy``
+    gives (the same pickle, the same draws) at a fraction of its cost. A bit
+    generator without a ``SeedSequence`` (legacy seeding, or NumPy < 1.25,
+    where ``seed_seq`` is not public) is deep-copied.
+    """
+    if rng is None:
+        return None
+    bit_generator = rng.bit_generator
+    seed_seq = getattr(bit_generator, "seed_seq", None)
+    if not isinstance(seed_seq, np.random.SeedSequence):
+        return copy.deepcopy(rng)
+    try:
+        twin = type(bit_generator)(seed_seq)
+        twin.state = bit_generator.state
+    except (TypeError, ValueError):
+        return copy.deepcopy(rng)
+    return np.random.Generator(twin)

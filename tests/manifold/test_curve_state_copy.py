@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from skonline.manifold import SequentialPrincipalCurve
+from skonline.utils._random import copy_generator
 
 
 def _mutables(value, seen=None):
@@ -69,14 +70,12 @@ def test_pass_on_the_copy_leaves_the_committed_state():
 def test_generator_copy_without_a_seed_sequence():
     # a bit generator seeded the legacy way has no SeedSequence (and NumPy < 1.25 has no
     # public seed_seq at all): the copy falls back on a deep copy, the same stream
-    from skonline.manifold._principal_curve_kernels import _copy_generator
-
     for rng in (
         np.random.Generator(np.random.RandomState(0)._bit_generator),
         np.random.default_rng(3),
     ):
         rng.standard_normal(5)
-        twin = _copy_generator(rng)
+        twin = copy_generator(rng)
         assert twin is not rng and twin.bit_generator is not rng.bit_generator
         assert pickle.dumps(twin) == pickle.dumps(copy.deepcopy(rng))
         assert np.array_equal(twin.standard_normal(4), rng.standard_normal(4))
