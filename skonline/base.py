@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -71,13 +70,12 @@ from .utils._progress import Progress
 from .utils._sklearn_compat import check_is_fitted
 from .utils._validation import (
     FLOAT_DTYPES,
-    all_finite,
     fast_batch,
     fast_target,
     finite_range,
     validate_data,
 )
-from .utils._validation_fast import first_nonfinite, state_is_finite
+from .utils._validation_fast import nonfinite_fields, state_is_finite
 
 __all__ = [
     "MAX_ABS_VALUE",
@@ -270,74 +268,13 @@ class OnlineState:
             self.loss_history = np.concatenate([self.loss_history, losses])
 
 
-#: Field names of each state class (dataclass fields but ``frozen`` and ``live``).
-_STATE_FIELDS: dict[type, tuple[str, ...]] = {}
-#: Values that hold no float: skipped without a look.
-_NO_FLOATS = (int, bool, str, bytes, type(None))
-
-
-def _state_fields(cls: type) -> tuple[str, ...]:
-    names = _STATE_FIELDS.get(cls)
-    if names is None:
-        names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("frozen", "live"))
-        _STATE_FIELDS[cls] = names
-    return names
-
-
 def _nonfinite_fields(state: Any, previous: Any = None) -> list[str]:
-    """Names of the float fields (arrays, numbers, nested containers) that are not finite.
+    """Names of the float places of ``state`` that are not finite (see ``nonfinite_fields``).
 
-    A value that *is* (the same object as) the value at the same place in
-    ``previous`` is skipped: ``previous`` is the committed state, checked when
-    it was committed and never mutated since, so only what the call replaced
-    is read (kernels copy what they change and share the rest). The arrays
-    found are checked in one compiled loop (:func:`first_nonfinite`).
+    What ``previous`` (the committed state) shares with ``state`` is skipped:
+    it was checked when it was committed and is never written into.
     """
-    bad: list[str] = []
-    arrays: list[np.ndarray] = []
-    array_names: list[str] = []
-
-    def visit(value: Any, old: Any, name: str) -> None:
-        if value is old:
-            return
-        kind = type(value)
-        if kind is np.ndarray:
-            arrays.append(value)
-            array_names.append(name)
-        elif kind in _NO_FLOATS:
-            return
-        elif kind is float or isinstance(value, np.floating):
-            if not math.isfinite(value):
-                bad.append(name)
-        elif isinstance(value, np.ndarray):  # a subclass
-            if not all_finite(np.asarray(value)):
-                bad.append(name)
-        elif kind is list or kind is tuple:
-            olds = old if type(old) is kind and len(old) == len(value) else None
-            for i, item in enumerate(value):
-                visit(item, None if olds is None else olds[i], f"{name}[{i}]")
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-            olds = old.__dict__ if type(old) is kind else {}
-            values = value.__dict__
-            for field_name in _state_fields(kind):
-                item = values.get(field_name)
-                previous_item = olds.get(field_name)
-                if item is previous_item or type(item) in _NO_FLOATS:
-                    continue  # inline: most fields are unchanged or hold no float
-                visit(item, previous_item, f"{name}.{field_name}" if name else field_name)
-        elif hasattr(value, "__dict__") and not isinstance(value, (type, np.random.Generator)):
-            olds = vars(old) if type(old) is kind else {}
-            for key, item in vars(value).items():
-                visit(item, olds.get(key), f"{name}.{key}")
-
-    visit(state, previous, "")
-    while arrays:  # the first non-finite array, then the next ones after it
-        k = first_nonfinite(arrays)
-        if k < 0:
-            break
-        bad.append(array_names[k])
-        arrays, array_names = arrays[k + 1 :], array_names[k + 1 :]
-    return bad
+    return nonfinite_fields(state, previous)
 
 
 _TARGET_REQUIRED: dict[type, bool] = {}

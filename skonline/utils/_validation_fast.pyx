@@ -105,29 +105,12 @@ def first_nonfinite(list arrays):
     """Index in ``arrays`` of the first float64/float32 array with a NaN or an infinity, or -1.
 
     One C loop over each array's buffer, without the per-array memoryview
-    set-up: the finiteness check of a new state, whose arrays are many and
-    small. Arrays that are not C-contiguous are checked through NumPy; other
-    dtypes (integers) count as finite.
+    set-up (:func:`_array_finite`). Arrays that are not C-contiguous are
+    checked through NumPy; other dtypes (integers) count as finite.
     """
-    cdef Py_ssize_t k, size
-    cdef cnp.ndarray a
-    cdef bint bad
+    cdef Py_ssize_t k
     for k in range(len(arrays)):
-        a = arrays[k]
-        size = cnp.PyArray_SIZE(a)
-        if size == 0:
-            continue
-        if not cnp.PyArray_IS_C_CONTIGUOUS(a):
-            if a.dtype.kind in "fc" and not np.isfinite(a).all():
-                return k
-            continue
-        if cnp.PyArray_TYPE(a) == cnp.NPY_DOUBLE:
-            bad = not _all_finite(<const double*> cnp.PyArray_DATA(a), size)
-        elif cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT:
-            bad = not _all_finite(<const float*> cnp.PyArray_DATA(a), size)
-        else:
-            bad = a.dtype.kind in "fc" and not np.isfinite(a).all()
-        if bad:
+        if not _array_finite(arrays[k]):
             return k
     return -1
 
@@ -168,31 +151,60 @@ cdef bint _array_finite(cnp.ndarray a) except -1:
     return True
 
 
-cdef bint _finite(object value, object old) except -1:
+#: How a child's name is written after its parent's (``_name``).
+cdef enum:
+    FIELD = 0  # a dataclass field: "parent.field" ("field" at the top)
+    ATTR = 1   # another object's attribute: "parent.attr"
+    ITEM = 2   # a list or tuple item: "parent[i]"
+
+
+cdef str _name(object path):
+    """The name of a place: ``path`` is ``None`` (the state) or ``(parent, key, how)``."""
+    if path is None:
+        return ""
+    parent, key, how = path
+    base = _name(parent)
+    if how == ITEM:
+        return f"{base}[{key}]"
+    if how == FIELD and not base:
+        return key
+    return f"{base}.{key}"
+
+
+cdef bint _walk(object value, object old, object path, list numbers, list arrays,
+                bint first) except -1:
+    """Record the non-finite places under ``value``; True to stop (``first`` and one found).
+
+    Numbers and arrays go to two lists, so the names list the numbers first
+    and then the arrays, each in the order of the walk.
+    """
     cdef object kind = type(value)
     cdef object names, values, olds, item, previous
     cdef Py_ssize_t i, n
     if value is old:
-        return True
-    if kind is np.ndarray:
-        return _array_finite(value)
+        return False
+    if kind is np.ndarray or (isinstance(value, np.ndarray) and not isinstance(value, type)):
+        if not _array_finite(value if kind is np.ndarray else np.asarray(value)):
+            (arrays if kind is np.ndarray else numbers).append(_name(path))
+            return first
+        return False
     if _no_floats(kind):
-        return True
-    if kind is float:
-        return isfinite(<double> value)
-    if isinstance(value, np.floating):
-        return bool(np.isfinite(value))
-    if isinstance(value, np.ndarray):  # a subclass
-        return _array_finite(np.asarray(value))
+        return False
+    if kind is float or isinstance(value, np.floating):
+        if not (isfinite(<double> value) if kind is float else bool(np.isfinite(value))):
+            numbers.append(_name(path))
+            return first
+        return False
     if kind is list or kind is tuple:
         n = len(value)
         olds = old if (type(old) is kind and len(old) == n) else None
         for i in range(n):
-            if not _finite(value[i], None if olds is None else olds[i]):
-                return False
-        return True
+            if _walk(value[i], None if olds is None else olds[i], (path, i, ITEM),
+                     numbers, arrays, first):
+                return True
+        return False
     if isinstance(value, type):
-        return True
+        return False
     names = _fields_of(kind)
     if names is not None:
         values = value.__dict__
@@ -202,25 +214,38 @@ cdef bint _finite(object value, object old) except -1:
             previous = olds.get(name)
             if item is previous or _no_floats(type(item)):
                 continue
-            if not _finite(item, previous):
-                return False
-        return True
+            if _walk(item, previous, (path, name, FIELD), numbers, arrays, first):
+                return True
+        return False
     if hasattr(value, "__dict__") and not isinstance(value, _Generator):
         olds = vars(old) if type(old) is kind else {}
         for key, item in vars(value).items():
-            if not _finite(item, olds.get(key)):
-                return False
-    return True
+            if _walk(item, olds.get(key), (path, key, ATTR), numbers, arrays, first):
+                return True
+    return False
+
+
+def nonfinite_fields(state, previous=None):
+    """Names of the float places of ``state`` (arrays, numbers, nested) that are not finite.
+
+    The walk: dataclass fields but ``frozen`` and ``live``, list and tuple
+    items, other objects' attributes (not a generator's); a value that *is*
+    (the same object as) the value at the same place in ``previous`` is
+    skipped: ``previous`` is the committed state, checked when it was
+    committed and never written into since, so only what a call replaced is
+    read (kernels copy what they change and share the rest). Numbers (and
+    array subclasses) are listed first, then arrays, each in walk order.
+    """
+    numbers, arrays = [], []
+    _walk(state, previous, None, numbers, arrays, False)
+    return numbers + arrays
 
 
 def state_is_finite(state, previous=None):
-    """True when no float of ``state`` that is not (the same object as) in ``previous`` is NaN/inf.
+    """``not nonfinite_fields(state, previous)``, stopping at the first non-finite place.
 
-    The compiled form of the walk of ``skonline.base._nonfinite_fields`` (same
-    rules: arrays, numbers, lists, tuples, dataclass fields but ``frozen`` and
-    ``live``, other objects' attributes; a value that *is* the value at the
-    same place in ``previous`` is skipped), answering only yes or no: the
-    commit of every call runs it, and the names of the bad fields are looked
-    up by the Python walk only when it says no.
+    The commit of every call runs it; the names are looked up only when it
+    says no.
     """
-    return _finite(state, previous)
+    cdef list numbers = [], arrays = []
+    return not _walk(state, previous, None, numbers, arrays, True)
