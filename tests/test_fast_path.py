@@ -297,7 +297,7 @@ def _float_places(value, path=()):
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
 def test_compiled_state_walk_agrees_with_the_python_walk(estimator):
-    # the commit asks the compiled walk; the Python walk names the fields: they must
+    # the commit asks whether the state is finite, then for the names: they must
     # agree on every float array of every state, with a NaN or an infinity in any place
     est, _, _ = _fitted(estimator)
     state = est._state
