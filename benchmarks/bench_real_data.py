@@ -301,6 +301,8 @@ def probability_methods():
     methods = {
         "RFDSONClassifier": ("skonline", skonline.RFDSONClassifier()),
         "ScaleInvariantClassifier": ("skonline", skonline.ScaleInvariantClassifier()),
+        "RFDSON, temperature": ("tuned", skonline.RFDSONClassifier(calibration="temperature")),
+        "SI, temperature": ("tuned", skonline.ScaleInvariantClassifier(calibration="temperature")),
         "RFDSON, paper's link": ("tuned", skonline.RFDSONClassifier(calibration=None)),
         "SGD(log_loss) + scaler": (
             "peer",

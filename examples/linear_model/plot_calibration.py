@@ -11,10 +11,15 @@ paper's link, ``σ(clip(f, −2, 2))``, its probabilities can never leave
 scores are those of an unregularised online logistic regression, and
 ``σ(f)`` is over-confident while it learns.
 
-With ``calibration="temperature"`` (the default) both read their scores
-through ``σ(a f)`` (``f`` softly bounded by ``C`` for RFD-SON), the slope ``a``
-learned online from each row's score *before* the row was learned. The
-learner, ``decision_function`` and ``predict`` do not change.
+Both read their scores through an online calibration map learned from each
+row's score *before* the row was learned: RFD-SON through online Platt scaling
+``σ(a g + b)`` (``calibration="platt"``, its default; ``g`` the score softly
+bounded by ``C``), whose intercept corrects the learner's bias on an
+imbalanced stream and whose log-odds become ``decision_function``; the
+scale-invariant learner through the temperature map ``σ(a f)``
+(``calibration="temperature"``, its default), which leaves
+``decision_function`` and ``predict`` as they were. The learner itself does
+not change.
 
 Each row of an imbalanced stream — digit 8 against the other digits (10 %
 positives), in a random order — is predicted by the model learned on the rows

@@ -73,3 +73,54 @@ def temperature_steps(
         step = a - c * (mean - fy) / h
         a = min_slope if min_slope > step else step
     return a, h
+
+
+
+def platt_steps(
+    double[::1] cal,
+    const double[::1] scores,
+    const unsigned char[::1] positive,
+    const double[::1] weight,
+    double min_slope,
+):
+    """Online Platt scaling of binary scores, updated in place, row by row.
+
+    ``cal = [a, b, H_aa, H_ab, H_bb]``: the map ``σ(a f + b)`` takes one
+    Newton step per row on its log-loss, ``H += c p(1 − p) [f, 1][f, 1]ᵀ``,
+    ``(a, b) −= H⁻¹ c (p − y) [f, 1]``, with ``a`` kept at least
+    ``min_slope``. Rows with a non-finite score are skipped, and so is a
+    step that would not be finite. The caller checks ``len(cal) == 5``.
+    """
+    cdef Py_ssize_t n = scores.shape[0], i
+    cdef double f, z, p, c, e, ga, gb, det, step, s, haa, hab, hbb
+    for i in range(n):
+        f = scores[i]
+        if not isfinite(f):
+            continue
+        c = weight[i]
+        z = cal[0] * f + cal[1]
+        if z >= 0:
+            p = 1.0 / (1.0 + exp(-z))
+        else:
+            e = exp(z)
+            p = e / (1.0 + e)
+        e = c * p * (1.0 - p)
+        cal[2] += e * f * f
+        cal[3] += e * f
+        cal[4] += e
+        e = c * (p - (1.0 if positive[i] else 0.0))
+        # Cramer's rule on H / s and g / s (s the larger diagonal entry): the same
+        # solution, and no overflow of the determinant under extreme row weights
+        s = cal[2] if cal[2] > cal[4] else cal[4]
+        haa = cal[2] / s
+        hab = cal[3] / s
+        hbb = cal[4] / s
+        ga = e * f / s
+        gb = e / s
+        det = haa * hbb - hab * hab
+        if det > 0.0:
+            step = cal[0] - (hbb * ga - hab * gb) / det
+            e = cal[1] - (haa * gb - hab * ga) / det
+            if isfinite(step) and isfinite(e):
+                cal[1] = e
+                cal[0] = min_slope if min_slope > step else step

@@ -29,8 +29,8 @@ from ._linear import (
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
     calibrated_probabilities,
+    calibration_pass,
     probabilities_from_scores,
-    temperature_pass,
 )
 from ._scale_invariant_kernels import (
     MAX_EXPONENT,
@@ -243,7 +243,9 @@ class _BaseScaleInvariant(OnlineLinearBase):
                 new, predictions = coordinate_pass(state, X, T, sample_weight, **common)
             new.coef, new.intercept = coordinate_readout(new, potential_width=width)
         if state.calibration is not None and X.shape[0]:  # the rows' scores before learning
-            new.calibration = temperature_pass(state.calibration, predictions, T, sample_weight)
+            new.calibration = calibration_pass(
+                state.frozen.calibration, state.calibration, predictions, T, sample_weight
+            )
         if new.n_clipped > state.n_clipped:
             warnings.warn(
                 f"the potential's exponent exceeded {MAX_EXPONENT:g} on "
@@ -581,7 +583,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         "loss": [StrOptions({"log_loss", "hinge"})],
         "multi_class": [StrOptions({"ovr", "multinomial"})],
         "class_weight": [dict, StrOptions({"balanced"}), None],
-        "calibration": [StrOptions({"temperature"}), None],
+        "calibration": [StrOptions({"platt", "temperature"}), None],
     }
 
     def __init__(

@@ -33,3 +33,24 @@ def temperature_pass_reference(calibration, scores, T, sample_weight):
         h += c * max(float(p @ (f * f)) - mean * mean, 0.0)
         a = max(a - c * (mean - float(f[y].sum())) / h, MIN_SLOPE)
     return np.array([a, h])
+
+
+def platt_pass_reference(calibration, scores, T, sample_weight):
+    """Online Platt scaling of binary scores: one Newton step per row on ``σ(a f + b)``."""
+    theta = np.array(calibration[:2], dtype=np.float64)
+    H = np.array([[calibration[2], calibration[3]], [calibration[3], calibration[4]]], dtype=float)
+    scores = np.asarray(scores, dtype=np.float64)[:, 0]
+    positive = (np.asarray(T) > 0)[:, 0]
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    for f, y, c in zip(scores.tolist(), positive.tolist(), weights.tolist(), strict=True):
+        if not math.isfinite(f):
+            continue
+        z = theta[0] * f + theta[1]
+        p = 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+        x = np.array([f, 1.0])
+        H += c * p * (1.0 - p) * np.outer(x, x)
+        if np.linalg.det(H) > 0:
+            step = theta - np.linalg.solve(H, c * (p - float(y)) * x)
+            if np.all(np.isfinite(step)):
+                theta = np.array([max(step[0], MIN_SLOPE), step[1]])
+    return np.r_[theta, H[0, 0], H[0, 1], H[1, 1]]
