@@ -781,6 +781,14 @@ def family_si(sweep):
             N_FEATURES,
         )
     )
+    estimators.append(  # the binary Platt map's compiled steps (RFD-SON's default)
+        (
+            "ScaleInvariantClassifier(calibration=platt)",
+            lambda: ScaleInvariantClassifier(calibration="platt"),
+            True,
+            N_FEATURES + 1,
+        )
+    )
     return _supervised_family(estimators, sweep)
 
 
