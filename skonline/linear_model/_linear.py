@@ -26,7 +26,7 @@ from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, logsumexp
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
@@ -50,6 +50,7 @@ __all__ = [
     "OnlineLinearBase",
     "OnlineLinearClassifierMixin",
     "OnlineLinearRegressorMixin",
+    "calibrated_log_probabilities",
     "calibrated_probabilities",
     "calibrated_scores",
     "calibration_pass",
@@ -226,6 +227,14 @@ def calibrated_scores(calibration: np.ndarray, scores: np.ndarray) -> np.ndarray
     if calibration.shape == (5,):
         out = out + calibration[1]
     return out
+
+
+def calibrated_log_probabilities(calibration: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """The log of :func:`calibrated_probabilities`, computed in log space (never ``log 0``)."""
+    z = calibrated_scores(calibration, scores)
+    if z.shape[1] == 1:
+        z = np.hstack([np.zeros_like(z), z])
+    return z - logsumexp(z, axis=1, keepdims=True)
 
 
 def calibrated_probabilities(calibration: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -447,9 +456,14 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
 
     def _new_state(self, X: Any, y: Any, **kwargs: Any) -> Any:
         """The family's initial state, with a classifier's calibration map (if any)."""
+        sample_weight = kwargs.get("sample_weight")
+        if sample_weight is not None and not np.all(sample_weight > 0):
+            keep = sample_weight > 0  # a row of weight 0 is not seen at all, here either
+            X, y = X[keep], None if y is None else y[keep]
+            kwargs = {**kwargs, "sample_weight": sample_weight[keep]}
         state = super()._new_state(X, y, **kwargs)
         kind = getattr(state.frozen, "calibration", None)
-        if kind is not None:
+        if kind is not None and hasattr(self, "predict_proba"):  # a loss with probabilities
             n_classes = len(state.classes)
             state.calibration = new_calibration(kind, 1 if n_classes == 2 else n_classes)
         return state

@@ -30,6 +30,7 @@ from ._linear import (
     OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
+    calibrated_log_probabilities,
     calibrated_probabilities,
     calibration_pass,
     probabilities_from_scores,
@@ -75,17 +76,27 @@ class SONState(LinearState):
     warmup: tuple | None = None
 
 
+#: The slope of :func:`_soft_bound` beyond the bound: small enough to leave the
+#: map's probabilities as those of ``C tanh(f / C)`` (a change of at most
+#: ``1e-9 |f|`` in the score), large enough that two scores beyond the bound
+#: stay apart in floating point.
+SOFT_BOUND_SLOPE = 1e-9
+
+
 def _soft_bound(scores, bound):
-    """``C tanh(f / C)``: the scores the calibration reads, bounded by ``C`` but increasing.
+    """``(1 − ε) C tanh(f / C) + ε f``: the scores the calibration reads.
 
     The learner's online predictions are ``clip(f, −C, C)``; its raw scores
     ``f`` beyond ``C`` are not what it was trained to predict. A smooth,
     strictly increasing squashing keeps the ranking (and the signs) of
-    ``f``. ``None``: the scores themselves.
+    ``f``. ``C tanh(f / C)`` alone rounds to exactly ``C`` from ``|f| ≈ 19 C``
+    on, which would tie every score beyond it (and the probabilities of
+    two classes whose scores both pass it); the slope ``ε =
+    SOFT_BOUND_SLOPE`` keeps them apart. ``None``: the scores themselves.
     """
     if bound is None:
         return scores
-    return bound * np.tanh(scores / bound)
+    return (1.0 - SOFT_BOUND_SLOPE) * bound * np.tanh(scores / bound) + SOFT_BOUND_SLOPE * scores
 
 
 def _scaled(X, scale):
@@ -399,7 +410,7 @@ class _BaseSON(OnlineLinearBase):
 
     # ------------------------------------------------------------ read-out
     def _calibration_input(self, state, scores):
-        """``C tanh(f / C)`` (:func:`_soft_bound`): what the calibration map reads."""
+        """The softly bounded scores (:func:`_soft_bound`): what the calibration map reads."""
         return _soft_bound(scores, state.live.bound)
 
     def _linear_readout(self, state):
@@ -882,7 +893,12 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         log_proba : ndarray of shape (n_samples, n_classes)
             Log-probability of each class, in the order of ``classes_``.
         """
-        return np.log(self.predict_proba(X))
+        state = self._state
+        if state.calibration is not None:  # in log space: no log(0) for a confident row
+            scores = self._calibration_input(state, self._raw_decision(X))
+            return calibrated_log_probabilities(state.calibration, scores)
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
 
 class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):

@@ -315,3 +315,61 @@ def test_rfdson_platt_log_loss_matches_the_class_frequency_on_a_one_percent_stre
     # bound: the regret of a two-parameter online Newton step, ~log(n)/n per row
     assert out["platt"] <= np.mean(freqs) + np.log(len(scored)) / len(scored)
     assert out["platt"] < 0.8 * out["temperature"]
+
+
+# ------------------------------------------------------------ edge cases of the maps
+def test_scores_beyond_the_soft_bound_keep_their_order():
+    """Rows far outside the data: C tanh(f / C) alone ties every score past ~19 C."""
+    X, y = load_digits(return_X_y=True)
+    clf = RFDSONClassifier().fit(X[:600], y[:600])
+    far = 100.0 * X[600:900]
+    pred, proba = clf.predict(far), clf.predict_proba(far)
+    np.testing.assert_array_equal(pred, clf.classes_[proba.argmax(axis=1)])
+    Xb, yb = _imbalanced_breast_cancer()
+    binary = RFDSONClassifier(calibration="platt").fit(Xb, yb)
+    raw = np.ravel(binary._raw_decision(30.0 * Xb))
+    dec = binary.decision_function(30.0 * Xb)
+    assert np.abs(raw).max() > 40  # the scores do pass the bound
+    order = np.argsort(raw, kind="stable")
+    assert np.all(np.diff(dec[order]) > 0) or np.all(np.diff(raw[order]) == 0)
+    assert roc_auc_score(yb, dec) == roc_auc_score(yb, raw)
+
+
+@pytest.mark.parametrize("scale_features", [True, False])
+def test_a_first_row_of_weight_zero_is_not_seen(scale_features):
+    X, y = _imbalanced_breast_cancer()
+    kw = {"scale_features": scale_features}
+    w = np.r_[np.zeros(3), np.ones(len(y) - 3)]
+    a = RFDSONClassifier(**kw).fit(X, y, sample_weight=w)
+    b = RFDSONClassifier(**kw).fit(X[3:], y[3:])
+    np.testing.assert_array_equal(a._state.calibration, b._state.calibration)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.cumulative_loss_ == b.cumulative_loss_
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+@pytest.mark.parametrize("Est", CLASSIFIERS)
+def test_a_loss_without_probabilities_learns_no_map(Est):
+    X, y = _imbalanced_breast_cancer()
+    clf = Est(loss="hinge", calibration="platt").fit(X, y)
+    assert clf._state.calibration is None
+    raw = np.ravel(clf._raw_decision(X))
+    np.testing.assert_array_equal(clf.decision_function(X), raw)
+
+
+@pytest.mark.parametrize("Est", CLASSIFIERS)
+@pytest.mark.parametrize("calibration", ["platt", "temperature"])
+def test_log_probabilities_are_finite_for_confident_rows(Est, calibration):
+    import warnings
+
+    X, y = _imbalanced_breast_cancer()
+    kw = {"bound": None} if Est is RFDSONClassifier else {}
+    clf = Est(calibration=calibration, **kw).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        log_p = clf.predict_log_proba(20.0 * X)
+    assert np.all(np.isfinite(log_p))
+    # predict_proba's 1 − σ(z) rounds a tiny probability to 0: agreement to a few ulps of 1
+    np.testing.assert_allclose(
+        np.exp(log_p), clf.predict_proba(20.0 * X), rtol=0, atol=8 * np.finfo(float).eps
+    )
