@@ -132,7 +132,7 @@ def test_frozen_parameters_give_one_message():
     ):
         trial = pickle.loads(pickle.dumps(est)).set_params(**{name: value})
         before = pickle.dumps(trial._state)
-        with pytest.raises(ValueError, match=rf"changed since the first call.*{name}"):
+        with pytest.raises(ValueError, match=rf"changed since the state was started.*{name}"):
             trial.partial_fit(X[:2])
         assert pickle.dumps(trial._state) == before
         trial.fit(X)  # fit starts a new stream
