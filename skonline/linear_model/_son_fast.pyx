@@ -76,6 +76,23 @@ cdef inline double plain_dot(int n, const double* a, const double* b) noexcept n
     return acc
 
 
+cdef inline double dot4(int n, const double* a, const double* b) noexcept nogil:
+    """``aᵀb`` in four interleaved partial sums, added in a fixed order (the
+    same bits on every CPU; four independent chains of additions, not one)."""
+    cdef int i = 0
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    while i + 3 < n:
+        s0 += a[i] * b[i]
+        s1 += a[i + 1] * b[i + 1]
+        s2 += a[i + 2] * b[i + 2]
+        s3 += a[i + 3] * b[i + 3]
+        i += 4
+    while i < n:
+        s0 += a[i] * b[i]
+        i += 1
+    return (s0 + s1) + (s2 + s3)
+
+
 cdef inline void basis_coords(int d, int q, double* Q, double* x, double* out) noexcept nogil:
     """``out = Qᵀx`` for a basis stored as ``q`` rows of length ``d`` (``out`` has ``q`` entries).
 
@@ -394,9 +411,7 @@ cdef void tred2_reduce(int n, double* V, double* d, double* e) noexcept nogil:
             for j in range(i):
                 f = d[j]
                 V[i * n + j] = f
-                g = e[j] + V[j * n + j] * f
-                for k in range(j + 1, i):
-                    g += V[j * n + k] * d[k]
+                g = e[j] + V[j * n + j] * f + dot4(i - j - 1, &V[j * n + j + 1], &d[j + 1])
                 if i > j + 1:
                     son_axpy(i - j - 1, f, &V[j * n + j + 1], &e[j + 1])
                 e[j] = g
