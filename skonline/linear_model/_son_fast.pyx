@@ -123,19 +123,19 @@ cdef inline void basis_combine(int d, int q, double* Q, double* coef, double sca
 
 
 cdef inline void chol_solve(int n, int ld, double* L, double* b) noexcept nogil:
-    """Solve ``L Lᵀ z = b`` in place (``L`` lower, row-major with leading dimension ``ld``)."""
-    cdef int i, j
-    cdef double s
+    """Solve ``L Lᵀ z = b`` in place (``L`` lower, row-major with leading dimension ``ld``).
+
+    Both sweeps run along the rows of ``L``: the forward one by dot products in
+    four partial sums (:func:`dot4`), the backward one by ``axpy`` updates with
+    row ``i`` of ``L`` once ``z_i`` is known (no dependent sum, SIMD).
+    """
+    cdef int i
     for i in range(n):
-        s = b[i]
-        for j in range(i):
-            s -= L[i * ld + j] * b[j]
-        b[i] = s / L[i * ld + i]
+        b[i] = (b[i] - dot4(i, &L[i * ld], b)) / L[i * ld + i]
     for i in range(n - 1, -1, -1):
-        s = b[i]
-        for j in range(i + 1, n):
-            s -= L[j * ld + i] * b[j]
-        b[i] = s / L[i * ld + i]
+        b[i] = b[i] / L[i * ld + i]
+        if i > 0:
+            son_axpy(i, -b[i], &L[i * ld], b)
 
 
 cdef inline int chol_factor(int n, int ld, double* A, double shift, double* L) noexcept nogil:
@@ -1360,10 +1360,7 @@ cdef void factored_coords(Sketch* s, Factored* f, CsrRow* r, int s_nnz, int* idx
             y[i] = f.bx[i]
         return
     for i in range(q):
-        acc = 0.0
-        for j in range(p):
-            acc += f.G[i * pc + j] * f.bx[j]
-        y[i] = acc
+        y[i] = dot4(p, &f.G[i * pc], f.bx)
 
 
 cdef void factored_step(Factored* f, int q, double* z, double scale) noexcept nogil:
