@@ -42,6 +42,7 @@ cdef extern from "_son_math.h" nogil:
     void son_rotate_rows(int n, double* a, double* b, double c, double s)
     void son_axpy(int n, double a, const double* x, double* y)
     void son_rank_two(int n, double f, const double* e, double g, const double* d, double* v)
+    void son_reflect_rows(int k, int ncols, const double* u, double h, double* Z, double* g)
 
 from ..utils._shrink cimport VARIANT_FD, n_kept, shrink_delta, shrunk_value
 from ._loss cimport loss_and_derivative, second_derivative
@@ -646,14 +647,7 @@ cdef int small_eigh_top(int n, int count, int nvec, double* V, double* W, double
     for k in range(1, n):
         h = V[k * n + k]
         if h != 0.0 and nvec > 0:
-            for r in range(nvec):
-                g[r] = 0.0
-            for i in range(k):  # g = Ztᵀ u, each entry summed in order
-                son_axpy(nvec, V[k * n + i], &Zt[i * nvec], g)
-            for r in range(nvec):
-                g[r] = -g[r] / h
-            for i in range(k):
-                son_axpy(nvec, V[k * n + i], g, &Zt[i * nvec])
+            son_reflect_rows(k, nvec, &V[k * n], h, Zt, g)
     for r in range(nvec):
         for i in range(n):
             W[r * n + i] = Zt[i * nvec + r]
