@@ -42,6 +42,7 @@ cdef extern from "_son_math.h" nogil:
     void son_rotate_rows(int n, double* a, double* b, double c, double s)
     void son_axpy(int n, double a, const double* x, double* y)
     void son_rank_two(int n, double f, const double* e, double g, const double* d, double* v)
+    void son_reflect_rows(int k, int ncols, const double* u, double h, double* Z, double* g)
 
 from ..utils._shrink cimport VARIANT_FD, n_kept, shrink_delta, shrunk_value
 from ._loss cimport loss_and_derivative, second_derivative
@@ -65,6 +66,32 @@ cdef double GROWTH_TOL = 1e-12
 cdef inline double dot(int n, double* a, double* b) noexcept nogil:
     cdef int inc = 1
     return ddot(&n, a, &inc, b, &inc)
+
+
+cdef inline double plain_dot(int n, const double* a, const double* b) noexcept nogil:
+    """``aᵀb`` summed in order (the same bits on every CPU, unlike BLAS kernels)."""
+    cdef int i
+    cdef double acc = 0.0
+    for i in range(n):
+        acc += a[i] * b[i]
+    return acc
+
+
+cdef inline double dot4(int n, const double* a, const double* b) noexcept nogil:
+    """``aᵀb`` in four interleaved partial sums, added in a fixed order (the
+    same bits on every CPU; four independent chains of additions, not one)."""
+    cdef int i = 0
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    while i + 3 < n:
+        s0 += a[i] * b[i]
+        s1 += a[i + 1] * b[i + 1]
+        s2 += a[i + 2] * b[i + 2]
+        s3 += a[i + 3] * b[i + 3]
+        i += 4
+    while i < n:
+        s0 += a[i] * b[i]
+        i += 1
+    return (s0 + s1) + (s2 + s3)
 
 
 cdef inline void basis_coords(int d, int q, double* Q, double* x, double* out) noexcept nogil:
@@ -97,19 +124,19 @@ cdef inline void basis_combine(int d, int q, double* Q, double* coef, double sca
 
 
 cdef inline void chol_solve(int n, int ld, double* L, double* b) noexcept nogil:
-    """Solve ``L Lᵀ z = b`` in place (``L`` lower, row-major with leading dimension ``ld``)."""
-    cdef int i, j
-    cdef double s
+    """Solve ``L Lᵀ z = b`` in place (``L`` lower, row-major with leading dimension ``ld``).
+
+    Both sweeps run along the rows of ``L``: the forward one by dot products in
+    four partial sums (:func:`dot4`), the backward one by ``axpy`` updates with
+    row ``i`` of ``L`` once ``z_i`` is known (no dependent sum, SIMD).
+    """
+    cdef int i
     for i in range(n):
-        s = b[i]
-        for j in range(i):
-            s -= L[i * ld + j] * b[j]
-        b[i] = s / L[i * ld + i]
+        b[i] = (b[i] - dot4(i, &L[i * ld], b)) / L[i * ld + i]
     for i in range(n - 1, -1, -1):
-        s = b[i]
-        for j in range(i + 1, n):
-            s -= L[j * ld + i] * b[j]
-        b[i] = s / L[i * ld + i]
+        b[i] = b[i] / L[i * ld + i]
+        if i > 0:
+            son_axpy(i, -b[i], &L[i * ld], b)
 
 
 cdef inline int chol_factor(int n, int ld, double* A, double shift, double* L) noexcept nogil:
@@ -316,29 +343,15 @@ cdef inline double safe_hypot(double a, double b) noexcept nogil:
     return hypot(a, b)
 
 
-cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept nogil:
-    """Eigen-decomposition of a small symmetric matrix, with no LAPACK call.
+cdef int eigh_scale(int n, double* V, int* expo) noexcept nogil:
+    """Scale ``V`` (``n x n``) exactly by a power of two to entries of order 1.
 
-    ``V`` (``n x n``, row-major, both triangles) is destroyed. On return
-    ``d`` holds the eigenvalues in ascending order and row ``i`` of ``W``
-    (``n x n``) the unit eigenvector of ``d[i]``. Householder reduction to
-    tridiagonal form, then the implicit QL iteration with shifts (EISPACK's
-    ``tred2`` and ``tql2``, as in JAMA), after an exact scaling by a power of
-    two: backward stable like LAPACK's ``dsyev``, and faster at the sizes of a
-    compaction (``n ≤ 2m``), where LAPACK's per-element function calls
-    dominate (15 µs against 21 µs for ``dsyev`` at ``n = 20``). ``e`` is
-    work space of ``n`` entries. Returns 0, or −1 if the input is not finite
-    or the iteration does not converge.
+    Returns 0, 1 if ``V`` is zero (left as is), −1 if an entry is not finite.
+    Entries of order 1 keep the products of the QL step (of the fifth degree
+    in the entries) from overflowing.
     """
-    cdef int i, j, k, l, m, it, total = 0, expo = 0
-    cdef double scale, h, f, g, hh, p, r, c, c2, c3, s, s2, el1, dl1, tst1, tmp
-    cdef double eps = 2.220446049250313e-16, amax = 0.0
-    if n == 1:
-        d[0] = V[0]
-        W[0] = 1.0
-        return 0 if fabs(d[0]) < 1.7976931348623157e308 else -1
-    # exact scaling by a power of two: entries of order 1 (no overflow in the
-    # products of the QL step, which are of the fifth degree in the entries)
+    cdef int i
+    cdef double tmp, amax = 0.0
     for i in range(n * n):
         tmp = fabs(V[i])
         if not (tmp <= amax):  # NaN included
@@ -346,16 +359,30 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
                 return -1
             amax = tmp
     if amax == 0.0:
-        for i in range(n):
-            d[i] = 0.0
-            for j in range(n):
-                W[i * n + j] = 1.0 if i == j else 0.0
-        return 0
-    frexp(amax, &expo)
-    for i in range(n * n):
-        V[i] = ldexp(V[i], -expo)
-    # ---- tred2, on V stored transposed (as V is symmetric, the same
-    # matrix): the inner loops run along rows; on return V holds W = Vᵀ
+        return 1
+    frexp(amax, expo)
+    if -1000 < expo[0] < 1000:  # a product by 2^−expo: the bits of ldexp, without its call
+        tmp = ldexp(1.0, -expo[0])
+        for i in range(n * n):
+            V[i] *= tmp
+    else:
+        for i in range(n * n):
+            V[i] = ldexp(V[i], -expo[0])
+    return 0
+
+
+cdef void tred2_reduce(int n, double* V, double* d, double* e) noexcept nogil:
+    """The Householder reduction of EISPACK's ``tred2`` (as in JAMA), ``n ≥ 2``.
+
+    Runs on ``V`` stored transposed (as ``V`` is symmetric, the same matrix):
+    the inner loops run along rows. On return row ``i`` of ``V`` holds the
+    vector ``u_i`` (entries ``0..i−1``) of the reflector ``P_i = I − u_i u_iᵀ/h_i``
+    with ``h_i = d[i]`` (``P_i`` is the identity where ``h_i = 0``), ``V[i, i]``
+    the diagonal entry ``i`` of the tridiagonal matrix ``T`` and ``e[i]`` its
+    entry ``(i, i − 1)``; ``A = P_{n−1} ⋯ P_1 T P_1 ⋯ P_{n−1}``.
+    """
+    cdef int i, j, k
+    cdef double scale, h, f, g, hh
     for j in range(n):
         d[j] = V[j * n + (n - 1)]
     for i in range(n - 1, 0, -1):
@@ -385,9 +412,7 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
             for j in range(i):
                 f = d[j]
                 V[i * n + j] = f
-                g = e[j] + V[j * n + j] * f
-                for k in range(j + 1, i):
-                    g += V[j * n + k] * d[k]
+                g = e[j] + V[j * n + j] * f + dot4(i - j - 1, &V[j * n + j + 1], &d[j + 1])
                 if i > j + 1:
                     son_axpy(i - j - 1, f, &V[j * n + j + 1], &e[j + 1])
                 e[j] = g
@@ -405,31 +430,21 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
                 d[j] = V[j * n + (i - 1)]
                 V[j * n + i] = 0.0
         d[i] = h
-    for i in range(n - 1):
-        V[i * n + (n - 1)] = V[i * n + i]
-        V[i * n + i] = 1.0
-        h = d[i + 1]
-        if h != 0.0:
-            for k in range(i + 1):
-                d[k] = V[(i + 1) * n + k] / h
-            for j in range(i + 1):
-                g = 0.0
-                for k in range(i + 1):
-                    g += V[(i + 1) * n + k] * V[j * n + k]
-                son_axpy(i + 1, -g, d, &V[j * n])  # V −= g d, the same bits
-        for k in range(i + 1):
-            V[(i + 1) * n + k] = 0.0
-    for j in range(n):
-        d[j] = V[j * n + (n - 1)]
-        V[j * n + (n - 1)] = 0.0
-    V[(n - 1) * n + (n - 1)] = 1.0
-    e[0] = 0.0
-    # ---- tql2 on W = Vᵀ (the rotations then run along contiguous rows)
-    for i in range(n * n):
-        W[i] = V[i]
-    for i in range(1, n):
-        e[i - 1] = e[i]
-    e[n - 1] = 0.0
+
+
+cdef int tql2_iterate(int n, double* d, double* e, double* W) noexcept nogil:
+    """EISPACK's ``tql2`` (as in JAMA): the implicit QL iteration with shifts.
+
+    ``d`` the diagonal and ``e[0:n−1]`` the off-diagonal of the tridiagonal
+    matrix (``e[n−1] = 0``); on return ``d`` holds its eigenvalues in
+    ascending order. The rotations also run on the rows of ``W`` (``n x n``),
+    sorted with ``d``, unless ``W`` is NULL (the eigenvalues only: the same
+    arithmetic on ``d`` and ``e``, so the same values). Returns 0, or −1 if
+    the iteration does not converge.
+    """
+    cdef int i, j, k, l, m, it, total = 0
+    cdef double h, f, g, p, r, c, c2, c3, s, s2, el1, dl1, tst1, tmp
+    cdef double eps = 2.220446049250313e-16
     f = 0.0
     tst1 = 0.0
     for l in range(n):
@@ -479,7 +494,8 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
                     c = p / r
                     p = c * d[i] - s * g
                     d[i + 1] = h + s * (c * g + s * d[i])
-                    son_rotate_rows(n, &W[i * n], &W[(i + 1) * n], c, s)
+                    if W != NULL:
+                        son_rotate_rows(n, &W[i * n], &W[(i + 1) * n], c, s)
                 p = -s * s2 * c3 * el1 * e[l] / dl1
                 e[l] = s * p
                 d[l] = c * p
@@ -498,10 +514,72 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
         if k != i:
             d[k] = d[i]
             d[i] = p
+            if W != NULL:
+                for j in range(n):
+                    tmp = W[i * n + j]
+                    W[i * n + j] = W[k * n + j]
+                    W[k * n + j] = tmp
+    return 0
+
+
+cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept nogil:
+    """Eigen-decomposition of a small symmetric matrix, with no LAPACK call.
+
+    ``V`` (``n x n``, row-major, both triangles) is destroyed. On return
+    ``d`` holds the eigenvalues in ascending order and row ``i`` of ``W``
+    (``n x n``) the unit eigenvector of ``d[i]``. Householder reduction to
+    tridiagonal form, then the implicit QL iteration with shifts (EISPACK's
+    ``tred2`` and ``tql2``, as in JAMA), after an exact scaling by a power of
+    two: backward stable like LAPACK's ``dsyev``, and faster at the sizes of a
+    compaction (``n ≤ 2m``), where LAPACK's per-element function calls
+    dominate (15 µs against 21 µs for ``dsyev`` at ``n = 20``). ``e`` is
+    work space of ``n`` entries. Returns 0, or −1 if the input is not finite
+    or the iteration does not converge.
+    """
+    cdef int i, j, k, status, expo = 0
+    cdef double h, g
+    if n == 1:
+        d[0] = V[0]
+        W[0] = 1.0
+        return 0 if fabs(d[0]) < 1.7976931348623157e308 else -1
+    status = eigh_scale(n, V, &expo)
+    if status < 0:
+        return -1
+    if status == 1:
+        for i in range(n):
+            d[i] = 0.0
             for j in range(n):
-                tmp = W[i * n + j]
-                W[i * n + j] = W[k * n + j]
-                W[k * n + j] = tmp
+                W[i * n + j] = 1.0 if i == j else 0.0
+        return 0
+    tred2_reduce(n, V, d, e)
+    # ---- accumulate the reflectors: on return V holds W = Vᵀ
+    for i in range(n - 1):
+        V[i * n + (n - 1)] = V[i * n + i]
+        V[i * n + i] = 1.0
+        h = d[i + 1]
+        if h != 0.0:
+            for k in range(i + 1):
+                d[k] = V[(i + 1) * n + k] / h
+            for j in range(i + 1):
+                g = 0.0
+                for k in range(i + 1):
+                    g += V[(i + 1) * n + k] * V[j * n + k]
+                son_axpy(i + 1, -g, d, &V[j * n])  # V −= g d, the same bits
+        for k in range(i + 1):
+            V[(i + 1) * n + k] = 0.0
+    for j in range(n):
+        d[j] = V[j * n + (n - 1)]
+        V[j * n + (n - 1)] = 0.0
+    V[(n - 1) * n + (n - 1)] = 1.0
+    e[0] = 0.0
+    # ---- tql2 on W = Vᵀ (the rotations then run along contiguous rows)
+    for i in range(n * n):
+        W[i] = V[i]
+    for i in range(1, n):
+        e[i - 1] = e[i]
+    e[n - 1] = 0.0
+    if tql2_iterate(n, d, e, W) != 0:
+        return -1
     for i in range(n):
         if d[i] != d[i]:
             return -1
@@ -509,25 +587,93 @@ cdef int small_eigh(int n, double* V, double* W, double* d, double* e) noexcept 
     return 0
 
 
-cdef int sketch_top_eig(Sketch* s, int count) noexcept nogil:
-    """The ``count`` largest eigenpairs of ``S`` (:func:`small_eigh`), ascending.
+cdef int small_eigh_top(int n, int count, int nvec, double* V, double* W, double* d,
+                        double* e, double* work) noexcept nogil:
+    """The ``count`` largest eigenvalues of a small symmetric matrix and the
+    eigenvectors of the ``nvec ≤ count`` largest, with no LAPACK call.
 
-    Eigenvalues in ``s.ev[0:count]``, eigenvector ``i`` in ``s.E[i q : (i+1) q]``.
-    A compaction needs only these (the shrinkage ``δ`` is the ``m``-th largest).
+    ``V`` (``n x n``, row-major, both triangles) is destroyed. On return
+    ``d[0:count]`` holds the ``count`` largest eigenvalues in ascending order
+    (the same values as :func:`small_eigh`'s: the same reduction and QL
+    arithmetic) and row ``r`` of ``W`` (``nvec x n``) the unit eigenvector of
+    ``d[count − nvec + r]``. Where :func:`small_eigh` accumulates the ``n − 1``
+    reflectors of the reduction into ``n x n`` (dot products along rows, one
+    dependent sum after another) and rotates that, this runs the QL rotations
+    on the identity (the eigenvectors of the tridiagonal matrix) and applies
+    the reflectors to the ``nvec`` wanted vectors only, all ``nvec`` at once
+    (SIMD across the vectors). ``e``: ``n`` entries and ``work``:
+    ``2 n² + n`` of work space. Returns 0, or −1 if the input is not finite
+    or the QL iteration does not converge.
     """
-    cdef int q = s.q_dim[0], i, j, lo = q - count
+    cdef int i, k, r, status, expo = 0, lo = n - count
+    cdef double t, h
+    cdef double* Z = work              # n x n: eigenvectors of T (rows)
+    cdef double* Zt = work + n * n     # n x nvec: the wanted ones, transposed
+    cdef double* g = work + n * n + n * nvec
+    if n == 1:
+        return small_eigh(n, V, W, d, e)
+    status = eigh_scale(n, V, &expo)
+    if status < 0:
+        return -1
+    if status == 1:  # zero: eigenvalues 0, the unit vectors of the last coordinates
+        for i in range(count):
+            d[i] = 0.0
+        for r in range(nvec):
+            for i in range(n):
+                W[r * n + i] = 1.0 if i == n - nvec + r else 0.0
+        return 0
+    tred2_reduce(n, V, d, e)
+    # T out of the reduction; h_i to V[i, i], beside u_i in row i
+    for i in range(n):
+        t = V[i * n + i]
+        V[i * n + i] = d[i] if i > 0 else 0.0
+        d[i] = t
+    for i in range(1, n):
+        e[i - 1] = e[i]
+    e[n - 1] = 0.0
+    for i in range(n * n):
+        Z[i] = 0.0
+    for i in range(n):
+        Z[i * n + i] = 1.0
+    if tql2_iterate(n, d, e, Z) != 0:
+        return -1
+    for i in range(n):
+        if d[i] != d[i]:
+            return -1
+    for r in range(nvec):
+        for i in range(n):
+            Zt[i * nvec + r] = Z[(n - nvec + r) * n + i]
+    # z ← P_{n−1} ⋯ P_1 z, P_k = I − u_k u_kᵀ/h_k on coordinates 0..k−1
+    for k in range(1, n):
+        h = V[k * n + k]
+        if h != 0.0 and nvec > 0:
+            son_reflect_rows(k, nvec, &V[k * n], h, Zt, g)
+    for r in range(nvec):
+        for i in range(n):
+            W[r * n + i] = Zt[i * nvec + r]
+    for i in range(count):
+        d[i] = ldexp(d[lo + i], expo)
+    return 0
+
+
+cdef int sketch_top_eig(Sketch* s, int count, int nvec) noexcept nogil:
+    """The ``count`` largest eigenvalues of ``S``, ascending, and the eigenvectors
+    of the ``nvec ≤ count`` largest (:func:`small_eigh_top`).
+
+    Eigenvalues in ``s.ev[0:count]``, the eigenvector of ``s.ev[i]`` in
+    ``s.E[i q : (i+1) q]`` for ``i ≥ count − nvec``. A compaction needs only
+    these (the shrinkage ``δ`` is the ``m``-th largest value, the basis
+    rotates onto the top ``m − 1`` vectors).
+    """
+    cdef int q = s.q_dim[0], i, j
     if count <= 0:
         return 0
     for i in range(q):
         for j in range(q):
             s.A2[i * q + j] = s.S[i * s.cap + j]
-    if small_eigh(q, s.A2, s.E, s.ev, s.tmp2) != 0:
+    if small_eigh_top(q, count, nvec, s.A2, &s.E[(count - nvec) * q], s.ev, s.tmp2,
+                      s.work) != 0:
         return -1
-    if lo > 0:  # keep the top `count`, in place
-        for i in range(count):
-            s.ev[i] = s.ev[lo + i]
-            for j in range(q):
-                s.E[i * q + j] = s.E[(lo + i) * q + j]
     s.eig_ok = 0  # E and ev no longer hold the full decomposition
     return 0
 
@@ -544,9 +690,11 @@ cdef int compact_rotation(Sketch* s, int* kept_out, int* k_out, double* delta_ou
     cdef double delta, top, lam_m, val
     cdef int rows = s.n_rows[0]
     cdef int count = m if m < q else q
-    if sketch_top_eig(s, count) != 0:
-        return -1
     n_values = rows if rows < d else d
+    k = n_kept(n_values, m)
+    # the eigenvectors of the top min(k, count) values only
+    if sketch_top_eig(s, count, k if k < count else count) != 0:
+        return -1
     # squared singular values in decreasing order: the q eigenvalues, then zeros;
     # the shrink rule is utils/_shrink.pxd's (λ_1 = top, λ_m = ev[0] when m <= q)
     top = s.ev[count - 1] if count > 0 else 0.0
@@ -556,7 +704,6 @@ cdef int compact_rotation(Sketch* s, int* kept_out, int* k_out, double* delta_ou
     if lam_m < 0.0:
         lam_m = 0.0
     delta = shrink_delta(lam_m, n_values, m, top)
-    k = n_kept(n_values, m)
     # new basis: eigenvectors with a positive kept value, largest first
     kept_n = 0
     for i in range(k):
@@ -864,6 +1011,25 @@ def _small_eigh(A):
     if status != 0:
         raise FloatingPointError("small_eigh did not converge")
     return np.asarray(d), np.asarray(W).T.copy()
+
+
+def _small_eigh_top(A, int count, int nvec):
+    """:func:`small_eigh_top` on a copy of ``A`` (for the tests): ``(w, V, status)``
+    with the ``count`` largest eigenvalues ascending and the eigenvectors of the
+    ``nvec`` largest as the columns of ``V`` and the status (0); raises ``FloatingPointError`` where the
+    kernel reports a failure."""
+    cdef double[:, ::1] V = np.array(A, dtype=np.float64, order="C", copy=True)
+    cdef int n = V.shape[0]
+    if not (0 <= nvec <= count <= n) or n == 0:
+        raise ValueError("need 0 <= nvec <= count <= n, n > 0")
+    cdef double[:, ::1] W = np.zeros((max(nvec, 1), n))
+    cdef double[::1] d = np.zeros(n), e = np.zeros(n), work = np.zeros(2 * n * n + n)
+    cdef int status
+    with nogil:
+        status = small_eigh_top(n, count, nvec, &V[0, 0], &W[0, 0], &d[0], &e[0], &work[0])
+    if status < 0:
+        raise FloatingPointError("small_eigh_top did not converge")
+    return np.asarray(d)[:count].copy(), np.asarray(W)[:nvec].T.copy(), status
 
 
 class _SketchOps:
@@ -1188,10 +1354,7 @@ cdef void factored_coords(Sketch* s, Factored* f, CsrRow* r, int s_nnz, int* idx
             y[i] = f.bx[i]
         return
     for i in range(q):
-        acc = 0.0
-        for j in range(p):
-            acc += f.G[i * pc + j] * f.bx[j]
-        y[i] = acc
+        y[i] = dot4(p, &f.G[i * pc], f.bx)
 
 
 cdef void factored_step(Factored* f, int q, double* z, double scale) noexcept nogil:

@@ -44,4 +44,35 @@ static void son_rank_two(int n, double f, const double* restrict e, double g,
     }
 }
 
+/* Z ← P Z on the first k rows of Z (ncols entries each, contiguous), for the
+ * reflector P = I − u uᵀ/h: g = Zᵀu (each entry summed over the rows in order),
+ * g ← −g/h, then row i += u_i g. g: ncols entries of work space. The products
+ * and sums of son_axpy, in one call for the whole reflector. */
+SKONLINE_CLONES
+static void son_reflect_rows(int k, int ncols, const double* restrict u, double h,
+                             double* restrict Z, double* restrict g)
+{
+    int i, r;
+    for (r = 0; r < ncols; r++) {
+        g[r] = 0.0;
+    }
+    for (i = 0; i < k; i++) {
+        const double ui = u[i];
+        const double* restrict zi = Z + (long)i * ncols;
+        for (r = 0; r < ncols; r++) {
+            g[r] += zi[r] * ui;
+        }
+    }
+    for (r = 0; r < ncols; r++) {
+        g[r] = -g[r] / h;
+    }
+    for (i = 0; i < k; i++) {
+        const double ui = u[i];
+        double* restrict zi = Z + (long)i * ncols;
+        for (r = 0; r < ncols; r++) {
+            zi[r] += g[r] * ui;
+        }
+    }
+}
+
 #endif
