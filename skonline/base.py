@@ -434,8 +434,8 @@ class OnlineEstimator(BaseEstimator):
             detail = ", ".join(f"{k}: {old!r} -> {new!r}" for k, (old, new) in changed.items())
             raise ValueError(
                 f"{type(self).__name__}: parameters that shape the learned state changed "
-                f"since the state was started ({detail}). Set them back, or start a new "
-                "stream: fit (with warm_start=False, where the estimator has it)."
+                f"since the state was started ({detail}). Set them back, or call fit to "
+                "start a new stream (with warm_start=False, where the estimator has it)."
             )
 
     # ------------------------------------------------------------- validation
