@@ -696,8 +696,9 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
             Log-probability of each class, in the order of ``classes_``
             (``-inf`` where the probability is 0 in float64).
         """
-        if self._state.calibration is not None:  # in log space: no log(0) for a confident row
-            return calibrated_log_probabilities(self._state.calibration, self._raw_decision(X))
+        calibration = self._fitted_state().calibration
+        if calibration is not None:  # in log space: no log(0) for a confident row
+            return calibrated_log_probabilities(calibration, self._raw_decision(X))
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 

@@ -536,7 +536,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         returns and what :meth:`predict` thresholds at 0 (the most probable
         class). For several classes, ``softmax(a g)`` over the one-vs-rest
         scores (the temperature map; no intercept, so the predicted class is
-        the largest score's). ``"temperature"``: ``σ(a g)`` (binary) and
+        the largest score's). ``"temperature"``: online temperature scaling, ``σ(a g)`` (binary) and
         ``softmax(a g)``, ``a`` fitted the same way from ``a = 1``;
         :meth:`decision_function` and :meth:`predict` are the linear scores'.
         Either map keeps the bound the learner needs (its scores beyond ``C``
@@ -893,7 +893,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         log_proba : ndarray of shape (n_samples, n_classes)
             Log-probability of each class, in the order of ``classes_``.
         """
-        state = self._state
+        state = self._fitted_state()
         if state.calibration is not None:  # in log space: no log(0) for a confident row
             scores = self._calibration_input(state, self._raw_decision(X))
             return calibrated_log_probabilities(state.calibration, scores)
