@@ -39,7 +39,8 @@ def test_indefinite_symmetric(n):
     _check((A + A.T) / 2)
 
 
-def test_repeated_zero_and_graded_eigenvalues():
+def _repeated_zero_and_graded():
+    """Matrices with repeated, zero and graded eigenvalues, then one already diagonal."""
     rng = np.random.default_rng(1)
     Q, _ = np.linalg.qr(rng.standard_normal((9, 9)))
     for values in (
@@ -48,7 +49,12 @@ def test_repeated_zero_and_graded_eigenvalues():
         [10.0**-k for k in range(9)],
         [1e12, 1e12, 1, 1, 1e-12, 0, 0, 3, 3],
     ):
-        _check((Q * values) @ Q.T)
+        yield (Q * values) @ Q.T
+
+
+def test_repeated_zero_and_graded_eigenvalues():
+    for A in _repeated_zero_and_graded():
+        _check(A)
     _check(np.diag([3.0, -1.0, 2.0, 2.0, 0.0]))  # already tridiagonal (and diagonal)
 
 
@@ -104,16 +110,9 @@ def test_top_eigenpairs_of_sketch_grams(n, scale):
 
 
 def test_top_eigenpairs_repeated_zero_and_graded():
-    rng = np.random.default_rng(1)
-    Q, _ = np.linalg.qr(rng.standard_normal((9, 9)))
-    for values in (
-        [1, 1, 1, 2, 2, 0, 0, 0, 0],
-        [0] * 9,
-        [10.0**-k for k in range(9)],
-        [1e12, 1e12, 1, 1, 1e-12, 0, 0, 3, 3],
-    ):
+    for A in _repeated_zero_and_graded():
         for count, nvec in ((9, 9), (5, 4), (2, 2)):
-            _check_top((Q * values) @ Q.T, count, nvec)
+            _check_top(A, count, nvec)
     _check_top(np.diag([3.0, -1.0, 2.0, 2.0, 0.0]), 3, 2)
 
 
