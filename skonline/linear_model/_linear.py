@@ -129,22 +129,22 @@ def new_calibration(kind: str = "temperature", n_scores: int = 1) -> np.ndarray:
 
 
 def calibration_pass(
-    kind: str,
     calibration: np.ndarray,
     scores: np.ndarray,
     T: np.ndarray,
     sample_weight: np.ndarray,
 ) -> np.ndarray:
-    """The map of ``kind`` after the rows: online Platt scaling or :func:`temperature_pass`.
+    """The map after the rows, by its layout: online Platt scaling or :func:`temperature_pass`.
 
-    ``"platt"`` on a binary problem: a pure kernel (``calibration`` is
-    copied), one Newton step per row on the log-loss of ``σ(a f + b)``
-    (slope and intercept, ``a`` kept at least ``MIN_SLOPE``), row by row, so
-    any split of the stream gives the same map (the compiled loop is
-    ``_calibration_fast.platt_steps``; its NumPy transcription lives in the
-    tests). Several classes, and ``"temperature"``: :func:`temperature_pass`.
+    ``[a, b, H_aa, H_ab, H_bb]`` (binary ``calibration="platt"``): a pure
+    kernel (``calibration`` is copied), one Newton step per row on the
+    log-loss of ``σ(a f + b)`` (slope and intercept, ``a`` kept at least
+    ``MIN_SLOPE``), row by row, so any split of the stream gives the same map
+    (the compiled loop is ``_calibration_fast.platt_steps``; its NumPy
+    transcription lives in the tests). ``[a, h]`` (``"temperature"``, and
+    ``"platt"`` for several classes): :func:`temperature_pass`.
     """
-    if kind == "temperature" or calibration.shape == (2,):
+    if calibration.shape == (2,):
         return temperature_pass(calibration, scores, T, sample_weight)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     T = np.asarray(T)
@@ -715,6 +715,14 @@ class OnlineLinearClassifierMixin(_Engine):
         """
         scores = self._decision(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def _calibrated_log_proba(self, X: Any) -> np.ndarray | None:
+        """The calibration map's log-probabilities (in log space), or None without a map."""
+        state = self._fitted_state()
+        if state.calibration is None:
+            return None
+        scores = self._calibration_input(state, self._raw_decision(X))
+        return calibrated_log_probabilities(state.calibration, scores)
 
     def _decision(self, X: Any) -> np.ndarray:
         """The (n, K) scores that decide: a binary Platt map's log-odds, else the raw ones."""

@@ -28,7 +28,6 @@ from ._linear import (
     OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
-    calibrated_log_probabilities,
     calibrated_probabilities,
     calibration_pass,
     probabilities_from_scores,
@@ -244,9 +243,7 @@ class _BaseScaleInvariant(OnlineLinearBase):
                 new, predictions = coordinate_pass(state, X, T, sample_weight, **common)
             new.coef, new.intercept = coordinate_readout(new, potential_width=width)
         if state.calibration is not None and X.shape[0]:  # the rows' scores before learning
-            new.calibration = calibration_pass(
-                state.frozen.calibration, state.calibration, predictions, T, sample_weight
-            )
+            new.calibration = calibration_pass(state.calibration, predictions, T, sample_weight)
         if new.n_clipped > state.n_clipped:
             warnings.warn(
                 f"the potential's exponent exceeded {MAX_EXPONENT:g} on "
@@ -696,9 +693,9 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
             Log-probability of each class, in the order of ``classes_``
             (``-inf`` where the probability is 0 in float64).
         """
-        calibration = self._fitted_state().calibration
-        if calibration is not None:  # in log space: no log(0) for a confident row
-            return calibrated_log_probabilities(calibration, self._raw_decision(X))
+        log_proba = self._calibrated_log_proba(X)  # in log space: no log(0)
+        if log_proba is not None:
+            return log_proba
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 

@@ -30,7 +30,6 @@ from ._linear import (
     OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
-    calibrated_log_probabilities,
     calibrated_probabilities,
     calibration_pass,
     probabilities_from_scores,
@@ -401,9 +400,7 @@ class _BaseSON(OnlineLinearBase):
             new.target_sum, new.target_count = target_mean
         if state.calibration is not None and X.shape[0]:
             bounded = _soft_bound(scores, self.bound)
-            new.calibration = calibration_pass(
-                state.frozen.calibration, state.calibration, bounded, T, sample_weight
-            )
+            new.calibration = calibration_pass(state.calibration, bounded, T, sample_weight)
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
         return new, predictions if predictions.shape[1] == 1 else scores
@@ -893,10 +890,9 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         log_proba : ndarray of shape (n_samples, n_classes)
             Log-probability of each class, in the order of ``classes_``.
         """
-        state = self._fitted_state()
-        if state.calibration is not None:  # in log space: no log(0) for a confident row
-            scores = self._calibration_input(state, self._raw_decision(X))
-            return calibrated_log_probabilities(state.calibration, scores)
+        log_proba = self._calibrated_log_proba(X)  # in log space: no log(0)
+        if log_proba is not None:
+            return log_proba
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 

@@ -213,7 +213,7 @@ def test_compiled_platt_pass_matches_the_numpy_transcription():
     labels = (rng.random(n) < 0.2).astype(int)
     w = rng.uniform(0.0, 3.0, n)
     start = new_calibration("platt", 1)
-    got = calibration_pass("platt", start, f[:, None], _binary_targets(labels), w)
+    got = calibration_pass(start, f[:, None], _binary_targets(labels), w)
     want = platt_pass_reference(start, f[:, None], _binary_targets(labels), w)
     # the loop solves the 2 x 2 system by Cramer's rule on the rescaled curvature,
     # NumPy by LU: a few ulps a row, carried through n rows of a contracting update
@@ -234,7 +234,7 @@ def test_platt_is_the_online_newton_step_of_a_two_parameter_logistic_regression(
         H += wi * p * (1 - p) * np.outer(x, x)
         theta = theta - np.linalg.solve(H, wi * (p - yi) * x)
         theta[0] = max(theta[0], 1e-6)  # the slope stays positive
-    out = calibration_pass("platt", new_calibration("platt", 1), f[:, None], _binary_targets(y), w)
+    out = calibration_pass(new_calibration("platt", 1), f[:, None], _binary_targets(y), w)
     np.testing.assert_allclose(out, [*theta, H[0, 0], H[0, 1], H[1, 1]], rtol=1e-10)
 
 
@@ -246,7 +246,7 @@ def test_platt_intercept_corrects_a_shifted_score():
     y = (rng.random(n) < 1 / (1 + np.exp(-(2 * u - 2.5)))).astype(int)
     f = 2 * u - 2.5 + 2.0  # the learner's score: the true log-odds plus 2
     a, b = calibration_pass(
-        "platt", new_calibration("platt", 1), f[:, None], _binary_targets(y), np.ones(n)
+        new_calibration("platt", 1), f[:, None], _binary_targets(y), np.ones(n)
     )[:2]
     # the maximum-likelihood (a, b) is within ~3 standard errors (0.06, 0.1) of (1, -2)
     assert abs(a - 1.0) < 0.2 and abs(b + 2.0) < 0.3
@@ -255,17 +255,15 @@ def test_platt_intercept_corrects_a_shifted_score():
 def test_platt_steps_survive_extreme_row_weights():
     f = np.array([[3.0], [-2.0], [0.5], [4.0]])
     T = np.array([[1.0], [-1.0], [-1.0], [1.0]])
-    out = calibration_pass("platt", new_calibration("platt", 1), f, T, np.full(4, 1e150))
+    out = calibration_pass(new_calibration("platt", 1), f, T, np.full(4, 1e150))
     assert np.all(np.isfinite(out)) and out[0] > 0
 
 
 def test_platt_pass_refuses_a_map_of_the_wrong_layout():
     with pytest.raises(ValueError, match="do not match"):
-        calibration_pass("platt", np.zeros(4), np.zeros((5, 1)), np.ones((5, 1)), np.ones(5))
+        calibration_pass(np.zeros(4), np.zeros((5, 1)), np.ones((5, 1)), np.ones(5))
     with pytest.raises(ValueError, match="do not match"):
-        calibration_pass(
-            "platt", new_calibration("platt", 1), np.zeros((5, 1)), np.ones((5, 1)), np.ones(4)
-        )
+        calibration_pass(new_calibration("platt", 1), np.zeros((5, 1)), np.ones((5, 1)), np.ones(4))
 
 
 @pytest.mark.parametrize("Est", CLASSIFIERS)
