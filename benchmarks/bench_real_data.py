@@ -302,7 +302,7 @@ def probability_methods():
         "RFDSONClassifier": ("skonline", skonline.RFDSONClassifier()),
         "ScaleInvariantClassifier": ("skonline", skonline.ScaleInvariantClassifier()),
         "RFDSON, temperature": ("tuned", skonline.RFDSONClassifier(calibration="temperature")),
-        "SI, temperature": ("tuned", skonline.ScaleInvariantClassifier(calibration="temperature")),
+        "SI, forgetting 1.0": ("tuned", skonline.ScaleInvariantClassifier(forgetting_factor=1.0)),
         "RFDSON, paper's link": ("tuned", skonline.RFDSONClassifier(calibration=None)),
         "SGD(log_loss) + scaler": (
             "peer",
@@ -450,6 +450,12 @@ def classification_methods():
                 variant="diagonal", center=True, multi_class="multinomial"
             ),
         ),
+        # one learner that never forgets (the default before "auto"), and RFD-SON's "auto"
+        "SI (forgetting 1.0)": ("tuned", skonline.ScaleInvariantClassifier(forgetting_factor=1.0)),
+        "RFDSON (forgetting auto)": (
+            "tuned",
+            skonline.RFDSONClassifier(forgetting_factor="auto"),
+        ),
         "SGD + scaler": ("peer", ScaledModel(SGDClassifier(random_state=0))),
         "Perceptron + scaler": ("peer", ScaledModel(Perceptron(random_state=0))),
     }
@@ -482,14 +488,14 @@ def regression_methods():
             "tuned",
             skonline.ScaleInvariantRegressor(readout="learner"),
         ),
-        # the documented drift settings (user guide, "Drifting streams")
-        "RFDSONRegressor (forgetting 0.98)": (
+        # one learner that never forgets (the paper's; the default before "auto")
+        "RFDSONRegressor (forgetting 1.0)": (
             "tuned",
-            skonline.RFDSONRegressor(forgetting_factor=0.98),
+            skonline.RFDSONRegressor(forgetting_factor=1.0),
         ),
-        "ScaleInvariantRegressor (forgetting 0.98)": (
+        "ScaleInvariantRegressor (forgetting 1.0)": (
             "tuned",
-            skonline.ScaleInvariantRegressor(forgetting_factor=0.98),
+            skonline.ScaleInvariantRegressor(forgetting_factor=1.0),
         ),
         "SGD + scaler": ("peer", ScaledModel(SGDRegressor(random_state=0))),
     }

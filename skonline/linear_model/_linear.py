@@ -10,12 +10,20 @@ estimator reads as scikit-learn's do, mixins first, then the engine::
 
 The hooks:
 
-``_linear_pass(state, X, T, sample_weight)``
-    One ordered pass over validated rows with targets ``T`` of shape (n, K);
-    returns the new state (never writing into ``state``) and the per-row
-    scores of shape (n, K) that decide the online predicted labels.
+``_learner_pass(state, X, T, sample_weight, forgetting)``
+    One ordered pass over validated rows with targets ``T`` of shape (n, K),
+    the statistics discounted by ``forgetting`` per row; returns the new state
+    (never writing into ``state``) and the per-row scores of shape (n, K)
+    that decide the online predicted labels (a regressor's predictions).
 ``_linear_readout(state)``
     ``(coef, intercept)`` of shapes (K, n_features) and (K,).
+``_can_mix(state)``
+    Whether ``forgetting_factor="auto"`` can run two learners on the state
+    (a discounted form, and the predictions to mix them by).
+
+``forgetting_factor="auto"`` runs the learner twice, undiscounted and
+discounted by the family's ``_auto_forgetting``, and mixes the two (see
+:meth:`OnlineLinearBase._linear_pass`).
 """
 
 from __future__ import annotations
@@ -37,10 +45,11 @@ from ..base import (
     OnlineLossMixin,
     OnlineState,
     check_finite_magnitude,
+    shallow_replace,
 )
 from ..utils._sklearn_compat import _check_sample_weight, _fit_context
 from ..utils._validation import all_finite, finite_range
-from ._calibration_fast import platt_steps, temperature_steps
+from ._calibration_fast import gaussian_mixture_steps, platt_steps, temperature_steps
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -50,12 +59,15 @@ __all__ = [
     "OnlineLinearBase",
     "OnlineLinearClassifierMixin",
     "OnlineLinearRegressorMixin",
+    "calibrate",
     "calibrated_log_probabilities",
     "calibrated_probabilities",
     "calibrated_scores",
     "calibration_pass",
     "class_weighted",
     "labels_from_scores",
+    "mixture_pass",
+    "mixture_weights",
     "new_calibration",
     "probabilities_from_scores",
     "temperature_pass",
@@ -88,6 +100,19 @@ class LinearState(OnlineState):
         of ``σ(a f)`` (binary; ``softmax(a f)`` for several classes) and the
         curvature ``h`` of its Newton steps; for ``calibration="platt"``, the
         layout of :func:`new_calibration`; ``None`` without calibration.
+    calibration_loss : float
+        The calibration map's prequential log-loss: the sum of each row's
+        weighted ``−log p_y`` under the map before the row's step (0 without
+        a map).
+    drift : LinearState or None
+        With ``forgetting_factor="auto"``, the discounted learner run beside
+        this one (a state of the same family, its own map included);
+        ``None`` otherwise.
+    mixture : ndarray of shape (6,) or None
+        A regressor's mixture of itself and ``drift``:
+        ``[L, L_drift, Σ c r², Σ c, y_min, y_max]`` (:func:`mixture_pass`); ``None``
+        otherwise (a classifier's mixture reads the two maps'
+        ``calibration_loss``).
     """
 
     classes: np.ndarray | None = None
@@ -97,6 +122,9 @@ class LinearState(OnlineState):
     target_min: float | None = None
     target_max: float | None = None
     calibration: np.ndarray | None = None
+    calibration_loss: float = 0.0
+    drift: Any = None
+    mixture: np.ndarray | None = None
 
 
 # ----------------------------------------------------------- calibration
@@ -133,6 +161,7 @@ def calibration_pass(
     scores: np.ndarray,
     T: np.ndarray,
     sample_weight: np.ndarray,
+    losses: np.ndarray | None = None,
 ) -> np.ndarray:
     """The map after the rows, by its layout: online Platt scaling or :func:`temperature_pass`.
 
@@ -142,10 +171,12 @@ def calibration_pass(
     ``MIN_SLOPE``), row by row, so any split of the stream gives the same map
     (the compiled loop is ``_calibration_fast.platt_steps``; its NumPy
     transcription lives in the tests). ``[a, h]`` (``"temperature"``, and
-    ``"platt"`` for several classes): :func:`temperature_pass`.
+    ``"platt"`` for several classes): :func:`temperature_pass`. ``losses``
+    (optional, shape ``(n,)``) receives each row's weighted log-loss under
+    the map before the row's step, as in :func:`temperature_pass`.
     """
     if calibration.shape == (2,):
-        return temperature_pass(calibration, scores, T, sample_weight)
+        return temperature_pass(calibration, scores, T, sample_weight, losses)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     T = np.asarray(T)
     weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
@@ -155,6 +186,7 @@ def calibration_pass(
         or T.shape != scores.shape
         or weight.shape != scores.shape[:1]
         or calibration.shape != (5,)
+        or (losses is not None and losses.shape != weight.shape)
     ):
         raise ValueError(
             f"calibration_pass: scores {scores.shape}, targets {T.shape}, "
@@ -162,8 +194,63 @@ def calibration_pass(
         )
     out = np.array(calibration, dtype=np.float64)  # a copy, written by the loop
     positive = np.ascontiguousarray(T[:, 0] > 0, dtype=np.uint8)
-    platt_steps(out, np.ascontiguousarray(scores[:, 0]), positive, weight, MIN_SLOPE)
+    platt_steps(out, np.ascontiguousarray(scores[:, 0]), positive, weight, MIN_SLOPE, losses)
     return out
+
+
+def calibrate(
+    state: LinearState, new: LinearState, scores: np.ndarray, T: np.ndarray, sample_weight: Any
+) -> None:
+    """``new``'s map and its prequential loss after the rows (``state``'s map, then the rows).
+
+    ``new`` is the pass's own copy of ``state``; the losses are added row by
+    row, so any split of the stream gives the same sum.
+    """
+    assert state.calibration is not None  # the family calls it for a map only
+    losses = np.empty(len(sample_weight))
+    new.calibration = calibration_pass(state.calibration, scores, T, sample_weight, losses)
+    total = state.calibration_loss
+    for value in losses.tolist():
+        total += value
+    new.calibration_loss = total
+
+
+def mixture_pass(
+    mixture: np.ndarray | None,
+    first: np.ndarray,
+    second: np.ndarray,
+    T: np.ndarray,
+    sample_weight: np.ndarray,
+) -> np.ndarray:
+    """Two regressors' Gaussian mixture ``[L_1, L_2, Σ c r², Σ c, y_min, y_max]`` after the rows.
+
+    A pure kernel (``mixture`` is copied; ``None`` starts from no evidence):
+    for each row, in order, the prequential predictions ``first`` and
+    ``second`` (shape (n, 1)) of the two learners, clipped to the range of
+    the targets before the row, each row's likelihood under a Gaussian whose
+    variance is the mixture's mean squared residual so far
+    (``_calibration_fast.gaussian_mixture_steps``). The weights
+    ``∝ exp(−L_k)`` make the mixture's cumulative loss at most the better
+    learner's plus ``log 2`` (the Bayes mixture's bound, for the variance in
+    use), whatever the units of the targets.
+    """
+    if mixture is None:
+        out = np.array([0.0, 0.0, 0.0, 0.0, 1.0, 0.0])  # y_min > y_max: no range yet
+    else:
+        out = np.array(mixture, dtype=np.float64)
+    gaussian_mixture_steps(
+        out,
+        np.ascontiguousarray(first[:, 0], dtype=np.float64),
+        np.ascontiguousarray(second[:, 0], dtype=np.float64),
+        np.ascontiguousarray(T[:, 0], dtype=np.float64),
+        np.ascontiguousarray(sample_weight, dtype=np.float64),
+    )
+    return out
+
+
+def mixture_weights(losses: np.ndarray) -> np.ndarray:
+    """The weights ``∝ exp(−L_k)`` of a mixture of learners with cumulative losses ``L``."""
+    return np.exp(-(losses - losses.min())) / np.sum(np.exp(-(losses - losses.min())))
 
 
 def temperature_pass(
@@ -171,6 +258,7 @@ def temperature_pass(
     scores: np.ndarray,
     T: np.ndarray,
     sample_weight: np.ndarray,
+    losses: np.ndarray | None = None,
 ) -> np.ndarray:
     """Online temperature scaling: one Newton step per row on the log-loss of ``a f``.
 
@@ -201,6 +289,11 @@ def temperature_pass(
         Targets ``±1`` (one-vs-rest for several classes).
     sample_weight : ndarray of shape (n,)
         Positive row weights.
+    losses : ndarray of shape (n,), default=None
+        If given (C-contiguous float64), receives each row's weighted
+        log-loss ``c · (−log p_y)`` under the map before the row's step (0
+        for a row skipped for its non-finite score): the map's prequential
+        loss, which ``forgetting_factor="auto"`` mixes its learners by.
 
     Returns
     -------
@@ -210,13 +303,18 @@ def temperature_pass(
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     positive = np.ascontiguousarray(np.asarray(T) > 0, dtype=np.uint8)
     weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-    if scores.ndim != 2 or positive.shape != scores.shape or weight.shape != scores.shape[:1]:
+    if (
+        scores.ndim != 2
+        or positive.shape != scores.shape
+        or weight.shape != scores.shape[:1]
+        or (losses is not None and losses.shape != weight.shape)
+    ):
         raise ValueError(
             f"temperature_pass: scores {scores.shape}, targets {positive.shape} and "
             f"weights {weight.shape} do not match."
         )
     a, h = temperature_steps(
-        float(calibration[0]), float(calibration[1]), scores, positive, weight, MIN_SLOPE
+        float(calibration[0]), float(calibration[1]), scores, positive, weight, MIN_SLOPE, losses
     )
     return np.array([a, h])
 
@@ -367,6 +465,11 @@ def _all_known(y: np.ndarray, known: np.ndarray) -> bool:
     return bool(np.all(known[index] == y))
 
 
+def _own(new: Any, state: Any) -> Any:
+    """``new``, or a shallow copy of it when it is ``state`` itself (never written into)."""
+    return shallow_replace(new) if new is state else new
+
+
 #: Batches of at most this many rows look their labels up one by one.
 _FEW_ROWS = 8
 
@@ -382,9 +485,98 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
 
     #: Binary tie rule of the family: is a decision of exactly 0 the positive class?
     _zero_is_positive = False
+    #: The discount of the second learner of ``forgetting_factor="auto"`` (None:
+    #: ``"auto"`` is 1.0, one learner).
+    _auto_forgetting: float | None = None
 
     def _check_params_consistent(self, X: Any) -> None:
         """Checks of parameter combinations that need the validated batch (default: none)."""
+
+    def _can_mix(self, state: Any) -> bool:
+        """Whether ``"auto"`` can run a discounted learner beside the state's (default: yes)."""
+        return True
+
+    def _forgetting(self) -> float:
+        """The discount of a single learner (``"auto"`` without a mixture: 1.0)."""
+        gamma = self.forgetting_factor
+        return 1.0 if gamma == "auto" else float(gamma)
+
+    def _mixes(self, state: Any) -> bool:
+        """Whether ``forgetting_factor="auto"`` runs a discounted learner beside ``state``'s.
+
+        It does when the family has a discount for it, :meth:`_can_mix`,
+        and (for a classifier) a calibration map gives the
+        prequential log-loss the two learners are mixed by.
+        """
+        return (
+            self.forgetting_factor == "auto"
+            and self._auto_forgetting is not None
+            and self._can_mix(state)
+            and (state.classes is None or state.calibration is not None)
+        )
+
+    def _linear_pass(self, state: Any, X: Any, T: np.ndarray, sample_weight: np.ndarray) -> Any:
+        """The family's pass with the discount in use, or the mixture of ``"auto"``.
+
+        ``forgetting_factor="auto"`` (where :meth:`_mixes`): the learner runs
+        undiscounted (the state itself: its online record, ``n_mistakes_``,
+        ``cumulative_loss_``, are its own) and discounted by
+        ``_auto_forgetting`` (``state.drift``, started as a copy of the
+        learner when ``"auto"`` is first in use); predictions mix the two by
+        their prequential losses (a Bayes mixture: a classifier's by the log-
+        loss of each learner's calibrated probabilities, a regressor's by
+        :func:`mixture_pass`). Any other value runs one learner and drops a
+        second one.
+        """
+        if not self._mixes(state):
+            new, decided = self._learner_pass(state, X, T, sample_weight, self._forgetting())
+            if new.drift is not None or new.mixture is not None:
+                new = _own(new, state)
+                new.drift, new.mixture = None, None
+            return new, decided
+        drift = state.drift
+        if drift is None:  # a copy of the learner: passes never write into their input
+            drift = shallow_replace(state, drift=None, mixture=None)
+        new, decided = self._learner_pass(state, X, T, sample_weight, 1.0)
+        new_drift, drift_decided = self._learner_pass(
+            drift,
+            X,
+            T,
+            sample_weight,
+            float(self._auto_forgetting),  # type: ignore[arg-type]
+        )
+        new = _own(new, state)
+        new.drift = new_drift
+        if state.classes is None and len(sample_weight):
+            new.mixture = mixture_pass(state.mixture, decided, drift_decided, T, sample_weight)
+        return new, decided
+
+    def _learner_pass(
+        self, state: Any, X: Any, T: np.ndarray, sample_weight: np.ndarray, forgetting: float
+    ) -> tuple[Any, np.ndarray]:  # pragma: no cover - each family implements it
+        raise NotImplementedError
+
+    def _mixture_weights(self, state: Any) -> np.ndarray | None:
+        """The weights of the state's learner and of ``state.drift`` (None: one learner)."""
+        if state.drift is None:
+            return None
+        if state.mixture is not None:
+            return mixture_weights(state.mixture[:2])
+        if state.classes is None:  # a regressor before its first scored row
+            return np.array([0.5, 0.5])
+        return mixture_weights(np.array([state.calibration_loss, state.drift.calibration_loss]))
+
+    def _readout(self, state: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(coef, intercept)``: the learner's, or the mixture's weighted average of two."""
+        weights = self._mixture_weights(state)
+        if weights is None:
+            return self._linear_readout(state)
+        coef, intercept = self._linear_readout(state)
+        coef_drift, intercept_drift = self._linear_readout(state.drift)
+        return (
+            weights[0] * coef + weights[1] * coef_drift,
+            weights[0] * intercept + weights[1] * intercept_drift,
+        )
 
     # ------------------------------------------------------------ the pass
     def _partial_fit_state(
@@ -482,8 +674,26 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
     def _raw_decision(self, X: Any) -> np.ndarray:
         """The (n, K) scores ``X @ coef.T + intercept`` of validated ``X``."""
         X = self._validate_predict(X)
-        coef, intercept = self._linear_readout(self._state)
+        coef, intercept = self._readout(self._state)
         return np.asarray(X @ coef.T) + intercept
+
+    @property
+    def mixture_weights_(self) -> np.ndarray:
+        """The weights of the two learners of ``forgetting_factor="auto"``: shape (2,).
+
+        The undiscounted learner's, then the discounted one's, ``∝ exp(−L)``
+        with ``L`` their prequential losses (a classifier's: the log-loss of
+        each one's calibrated probabilities; a regressor's: the Gaussian
+        log-likelihood of :func:`mixture_pass`). Raises ``AttributeError``
+        when one learner runs (a number, or ``"auto"`` where it is ``1.0``).
+        """
+        weights = self._mixture_weights(self._fitted_state())
+        if weights is None:
+            raise AttributeError(
+                "mixture_weights_ exists with two learners only (forgetting_factor='auto' on a "
+                "learner that has a discounted form and predictions to mix them by)."
+            )
+        return weights
 
     @property
     def n_iter_(self) -> int:
@@ -671,13 +881,17 @@ class OnlineLinearClassifierMixin(_Engine):
 
     @property
     def coef_(self) -> np.ndarray:
-        """The weights: an array of shape (1, n_features) or (n_classes, n_features)."""
-        return self._linear_readout(self._fitted_state())[0].copy()
+        """The weights: an array of shape (1, n_features) or (n_classes, n_features).
+
+        With two learners (``forgetting_factor="auto"``), their average
+        weighted as the mixture weighs their probabilities.
+        """
+        return self._readout(self._fitted_state())[0].copy()
 
     @property
     def intercept_(self) -> np.ndarray:
-        """The intercepts: an array of shape (1,) or (n_classes,)."""
-        return self._linear_readout(self._fitted_state())[1].copy()
+        """The intercepts: an array of shape (1,) or (n_classes,) (averaged as ``coef_``)."""
+        return self._readout(self._fitted_state())[1].copy()
 
     @property
     def n_mistakes_(self) -> int:
@@ -717,17 +931,53 @@ class OnlineLinearClassifierMixin(_Engine):
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def _calibrated_log_proba(self, X: Any) -> np.ndarray | None:
-        """The calibration map's log-probabilities (in log space), or None without a map."""
+        """The calibration map's log-probabilities (in log space), or None without a map.
+
+        With two learners (``forgetting_factor="auto"``), the log of their
+        probabilities mixed by :meth:`_mixture_weights`.
+        """
         state = self._fitted_state()
         if state.calibration is None:
             return None
-        scores = self._calibration_input(state, self._raw_decision(X))
-        return calibrated_log_probabilities(state.calibration, scores)
+        weights = self._mixture_weights(state)
+        if weights is None:
+            scores = self._calibration_input(state, self._raw_decision(X))
+            return calibrated_log_probabilities(state.calibration, scores)
+        with np.errstate(divide="ignore"):  # a weight that underflowed to 0 adds nothing
+            log_weights = np.log(weights)
+        parts = self._learners_log_proba(state, X)
+        return logsumexp(np.stack(parts) + log_weights[:, None, None], axis=0)
+
+    def _learners_log_proba(self, state: Any, X: Any) -> list[np.ndarray]:
+        """Each learner's calibrated log-probabilities: ``state``'s, then ``state.drift``'s."""
+        X = self._validate_predict(X)
+        parts = []
+        for learner in (state, state.drift):
+            coef, intercept = self._linear_readout(learner)
+            scores = self._calibration_input(state, np.asarray(X @ coef.T) + intercept)
+            parts.append(calibrated_log_probabilities(learner.calibration, scores))
+        return parts
+
+    def _mixture_proba(self, X: Any) -> np.ndarray:
+        """The two learners' probabilities mixed by :meth:`_mixture_weights` (rows sum to 1)."""
+        state = self._fitted_state()
+        weights = self._mixture_weights(state)
+        assert weights is not None  # called with two learners only
+        parts = self._learners_log_proba(state, X)
+        proba = weights[0] * np.exp(parts[0]) + weights[1] * np.exp(parts[1])
+        return proba / proba.sum(axis=1, keepdims=True)  # each entry <= 1 after rounding
 
     def _decision(self, X: Any) -> np.ndarray:
-        """The (n, K) scores that decide: a binary Platt map's log-odds, else the raw ones."""
+        """The (n, K) scores that decide: a binary Platt map's or a mixture's log-odds, else
+        the raw ones (a mixture of several classes: its log-probabilities)."""
+        state = self._fitted_state()
+        if state.drift is not None and state.calibration is not None:  # two learners
+            log_proba = self._calibrated_log_proba(X)
+            assert log_proba is not None  # a map exists
+            if log_proba.shape[1] == 2:
+                return log_proba[:, 1:] - log_proba[:, :1]
+            return log_proba
         scores = self._raw_decision(X)
-        state = self._state
         if state.calibration is not None and state.calibration.shape == (5,):  # binary Platt
             return calibrated_scores(state.calibration, self._calibration_input(state, scores))
         return scores
@@ -858,13 +1108,17 @@ class OnlineLinearRegressorMixin(_Engine):
     # ------------------------------------------------------------ read-outs
     @property
     def coef_(self) -> np.ndarray:
-        """The weights: an array of shape (n_features,)."""
-        return self._linear_readout(self._fitted_state())[0][0].copy()
+        """The weights: an array of shape (n_features,).
+
+        With two learners (``forgetting_factor="auto"``), the mixture's:
+        their average weighted by their Gaussian likelihoods.
+        """
+        return self._readout(self._fitted_state())[0][0].copy()
 
     @property
     def intercept_(self) -> float:
-        """The intercept."""
-        return float(self._linear_readout(self._fitted_state())[1][0])
+        """The intercept (the mixture's, as ``coef_``)."""
+        return float(self._readout(self._fitted_state())[1][0])
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted targets ``X @ coef_ + intercept_``.

@@ -577,6 +577,8 @@ def full_pass_qr(
     double[:, ::1] predictions,
     double forgetting=1.0,
     double[::1] xy=None,
+    double[::1] u=None,
+    double[::1] ls_predictions=None,
 ):
     """One ordered pass of Algorithm 2 on the Givens-updated factor ``R`` (module docstring).
 
@@ -600,7 +602,14 @@ def full_pass_qr(
     ``z ← √γ z`` (``O(d²)``, as the rotations). ``xy`` (length ``d``, or
     ``None``) accumulates ``Σ_t y_t x_t`` of the first target in internal
     coordinates, discounted like ``S`` (``xy ← γ xy`` first): with ``R`` it
-    gives the least-squares read-out ``S⁺ Σ_t y_t x_t``.
+    gives the least-squares read-out ``S⁺ Σ_t y_t x_t``. With ``xy``, ``u``
+    (length ``d``) carries ``R⁻ᵀ xy`` through the same rotations and discount
+    as ``z``, and ``ls_predictions`` (length ``n``) receives each row's
+    least-squares prediction on the rows before it, ``x_tᵀ S'⁺ Σ_{s<t} y_s
+    x_s = vᵀu / (1 − ‖v‖²)`` (``S' = S_t − x_t x_tᵀ``, the statistics before
+    the row; 0 on a rank increase or a leverage of 1) before ``u += y_t v``
+    takes the row in: the read-out's prequential predictions, without its
+    fading ridge, in ``O(d)`` a row.
     """
     cdef double alpha = stream.alpha, max_exponent = stream.max_exponent
     cdef int n = stream.T.shape[0]
@@ -619,8 +628,15 @@ def full_pass_qr(
     cdef double log_alpha = log(alpha), r_min, r_max, r_abs, spread = 1.0
     cdef bint new_direction, clipped
     cdef bint least_squares = xy is not None
+    cdef bint carry = least_squares and u is not None and ls_predictions is not None
+    cdef double rho_u = 0.0, a_u
     if least_squares and xy.shape[0] != d:
         raise ValueError(f"xy has {xy.shape[0]} entries, the factor R {d} coordinates")
+    if carry and (u.shape[0] != d or ls_predictions.shape[0] != n):
+        raise ValueError(
+            f"u has {u.shape[0]} entries and ls_predictions {ls_predictions.shape[0]}: "
+            f"expected {d} and {n}"
+        )
     if x == NULL or v == NULL or rho == NULL or p == NULL or a == NULL or g == NULL:
         free(x); free(v); free(rho); free(p); free(a); free(g)
         raise MemoryError()
@@ -640,6 +656,9 @@ def full_pass_qr(
                     if least_squares:
                         for j in range(d):
                             xy[j] *= forgetting
+                    if carry:
+                        for j in range(d):
+                            u[j] *= c
                 rows.copy(row, d_x, x)
                 for j in range(d_x):  # the row as stored (v is work space until the rotations)
                     v[j] = x[j]
@@ -672,6 +691,7 @@ def full_pass_qr(
                 gam = 1.0
                 for k in range(K):
                     rho[k] = 0.0
+                rho_u = 0.0
                 new_direction = False
                 for j in range(d):
                     if x[j] == 0.0:
@@ -686,6 +706,9 @@ def full_pass_qr(
                             for k in range(K):
                                 Z[k, j] = rho[k]
                                 rho[k] = 0.0
+                            if carry:
+                                u[j] = rho_u
+                                rho_u = 0.0
                             new_direction = True
                             rank += 1
                             break
@@ -702,6 +725,10 @@ def full_pass_qr(
                         tmp = Z[k, j]
                         Z[k, j] = c * tmp + s * rho[k]
                         rho[k] = c * rho[k] - s * tmp
+                    if carry:
+                        tmp = u[j]
+                        u[j] = c * tmp + s * rho_u
+                        rho_u = c * rho_u - s * tmp
                 r_min = 0.0
                 r_max = 0.0
                 for j in range(d):
@@ -734,6 +761,15 @@ def full_pass_qr(
                     predictions[row, k] = p[k]
                 if clipped:
                     stream.n_clipped += 1
+                if carry:  # xᵀS_t⁺b = (1 − lev) xᵀS'⁺b, S' = S_t − xxᵀ: undo the row's own share
+                    a_u = 0.0
+                    if not new_direction and lev < 1.0:
+                        for j in range(d):
+                            a_u += u[j] * v[j]
+                        a_u = finite_prediction(a_u / (1.0 - lev))
+                    ls_predictions[row] = a_u
+                    for j in range(d):
+                        u[j] += stream.T[row, 0] * v[j]
                 stream.learn(row, K, p, g)
                 for k in range(K):
                     if g[k] == 0.0:

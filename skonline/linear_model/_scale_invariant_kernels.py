@@ -239,6 +239,10 @@ class FullState(ScaleInvariantState):
         included), discounted like ``S``: the right-hand side of the
         least-squares read-out (a regressor's ``readout="least_squares"``);
         ``None`` when the read-out is the learner's.
+    u : ndarray of shape (d,) or None
+        ``R⁻ᵀ xy`` (kept with ``xy``), carried by the rotations as ``Z``:
+        ``x_tᵀS⁺xy = vᵀu`` gives the read-out's prequential predictions in
+        ``O(d)`` a row.
     """
 
     R: np.ndarray
@@ -249,6 +253,7 @@ class FullState(ScaleInvariantState):
     has_ref: bool = False
     rank: int = 0
     xy: np.ndarray | None = None
+    u: np.ndarray | None = None
 
     def q(self) -> np.ndarray:
         """``h_kᵀS⁺h_k = ‖z_k‖²`` of each output."""
@@ -296,6 +301,7 @@ def init_state(
             scale=np.zeros(d_aug),
             ref=np.zeros(d),
             xy=np.zeros(d_aug) if least_squares else None,
+            u=np.zeros(d_aug) if least_squares else None,
             **common,
         )
     if kind in ("center", "center_diagonal"):
@@ -653,6 +659,7 @@ def full_pass(
     rank_tol: float,
     center_target: bool = False,
     forgetting: float = 1.0,
+    readout_predictions: np.ndarray | None = None,
 ) -> tuple[FullState, np.ndarray]:
     """One ordered pass of Algorithm 2 (fully invariant) over the rows.
 
@@ -696,6 +703,12 @@ def full_pass(
         With ``state.xy`` kept, each row also adds ``y_t x_t`` to it (the
         first target; the sample weight does not enter, as it does not
         enter ``S``).
+    readout_predictions : ndarray of shape (n,), default=None
+        With ``state.xy`` kept, receives each row's least-squares prediction
+        on the rows before it, ``x_tᵀS'⁺ Σ_{s<t} y_s x_s`` (``S'`` the
+        discounted statistics before the row; 0 on a rank increase): the
+        read-out's prequential predictions without its fading ridge,
+        carried in ``O(d)`` a row by ``state.u``.
 
     Returns
     -------
@@ -711,7 +724,12 @@ def full_pass(
         the pass (the predictions would carry a relative error above about
         ``2e-4``); ``state`` is untouched.
     """
-    state = _with_copies(state, "R", "Z", "gamma", "scale", "ref", "xy")
+    state = _with_copies(state, "R", "Z", "gamma", "scale", "ref", "xy", "u")
+    if readout_predictions is not None and readout_predictions.shape != (len(sw),):
+        raise ValueError(
+            f"readout_predictions has shape {readout_predictions.shape}, the rows {len(sw)}"
+        )
+    carry = state.xy is not None and state.u is not None and readout_predictions is not None
     stream = _stream(state, T, sw, potential_width, loss, epsilon, center_target)
     predictions = np.empty((len(sw), state.Z.shape[0]))
     dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else np.dtype(np.float64)
@@ -732,6 +750,8 @@ def full_pass(
         predictions,
         float(forgetting),
         state.xy,
+        state.u if carry else None,
+        readout_predictions if carry else None,
     )
     _finish(state, stream)
     state.rank, state.has_ref = int(rank), bool(has_ref)

@@ -30,8 +30,8 @@ from ._linear import (
     OnlineLinearBase,
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
+    calibrate,
     calibrated_probabilities,
-    calibration_pass,
     probabilities_from_scores,
 )
 from ._son_kernels import (
@@ -96,6 +96,13 @@ def _soft_bound(scores, bound):
     if bound is None:
         return scores
     return (1.0 - SOFT_BOUND_SLOPE) * bound * np.tanh(scores / bound) + SOFT_BOUND_SLOPE * scores
+
+
+def _running_means(state, T):
+    """The mean of the targets before each row (0 before the first), as the pass sums them."""
+    sums = np.cumsum(np.concatenate([[state.target_sum], T[:, 0]]))
+    count = state.target_count + np.arange(T.shape[0])
+    return np.where(count > 0, sums[:-1] / np.maximum(count, 1), 0.0)
 
 
 def _scaled(X, scale):
@@ -176,7 +183,7 @@ class _BaseSON(OnlineLinearBase):
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
         "solve_rtol": [Interval(Real, 0, None, closed="left")],
-        "forgetting_factor": [Interval(Real, 0, 1, closed="right")],
+        "forgetting_factor": [Interval(Real, 0, 1, closed="right"), StrOptions({"auto"})],
         "verbose": ["verbose"],
     }
 
@@ -314,8 +321,8 @@ class _BaseSON(OnlineLinearBase):
     #: ``alpha0="auto"`` is a prior worth this many average rows.
     _prior_rows: float = 1
 
-    def _linear_pass(self, state, X, T, sample_weight):
-        """One ordered pass over the rows (paper Alg. 6 in the SON order).
+    def _learner_pass(self, state, X, T, sample_weight, forgetting):
+        """One ordered pass over the rows (paper Alg. 6 in the SON order), discounted per row.
 
         With ``scale_features``, the first ``_scale_rows`` rows run with
         provisional scales (each feature's first non-zero value); when the last
@@ -331,9 +338,11 @@ class _BaseSON(OnlineLinearBase):
             X = sp.csr_matrix(X, dtype=np.float64, copy=True)
             X.sum_duplicates()
         if state.warmup is None or X.shape[0] == 0:
-            return self._scaled_pass(state, X, T, sample_weight)
+            return self._scaled_pass(state, X, T, sample_weight, forgetting)
         need = self._scale_rows - state.warmup[0].shape[0]
-        new, decided = self._scaled_pass(state, X[:need], T[:need], sample_weight[:need])
+        new, decided = self._scaled_pass(
+            state, X[:need], T[:need], sample_weight[:need], forgetting
+        )
 
         def stack(a, b):
             if sp.issparse(a) or sp.issparse(b):
@@ -346,24 +355,25 @@ class _BaseSON(OnlineLinearBase):
         )
         new.warmup = warm
         if warm[0].shape[0] == self._scale_rows:
-            new = self._restart_in_final_units(new, *warm)
+            new = self._restart_in_final_units(new, *warm, forgetting=forgetting)
         if X.shape[0] > need:
-            new, rest = self._scaled_pass(new, X[need:], T[need:], sample_weight[need:])
+            new, rest = self._scaled_pass(new, X[need:], T[need:], sample_weight[need:], forgetting)
             decided = np.concatenate([decided, rest])
         return new, decided
 
-    def _restart_in_final_units(self, state, X, T, sample_weight):
+    def _restart_in_final_units(self, state, X, T, sample_weight, *, forgetting):
         """Relearn the warm-up rows from the initial state with root-mean-square scales."""
         scale = rms_scales(X)
         fresh = self._fresh_state(X, T, scale, state.classes, state.frozen)
-        fresh, _ = self._scaled_pass(fresh, X, T, sample_weight)
+        fresh, _ = self._scaled_pass(fresh, X, T, sample_weight, forgetting)
         # the predictions made at the time keep their losses and mistakes
         fresh.cumulative_loss = state.cumulative_loss
         fresh.n_mistakes = state.n_mistakes
         fresh.calibration = state.calibration  # learned from those predictions too
+        fresh.calibration_loss = state.calibration_loss
         return fresh
 
-    def _scaled_pass(self, state, X, T, sample_weight):
+    def _scaled_pass(self, state, X, T, sample_weight, forgetting):
         center = getattr(state.frozen, "center_target", False)
         scale = update_scales(state.scale, X) if state.frozen.scale_features else state.scale
         # small products on one core: faster, robust to load (not worth it for a few rows)
@@ -386,7 +396,7 @@ class _BaseSON(OnlineLinearBase):
                 rtol=float(self.solve_rtol),
                 curvature_rows=self._curvature_rows(),
                 target_mean=(state.target_sum, state.target_count) if center else None,
-                forgetting=float(self.forgetting_factor),
+                forgetting=forgetting,
             )
         new = shallow_replace(
             state,
@@ -400,7 +410,9 @@ class _BaseSON(OnlineLinearBase):
             new.target_sum, new.target_count = target_mean
         if state.calibration is not None and X.shape[0]:
             bounded = _soft_bound(scores, self.bound)
-            new.calibration = calibration_pass(state.calibration, bounded, T, sample_weight)
+            calibrate(state, new, bounded, T, sample_weight)
+        if center and X.shape[0]:  # a regressor's predictions: the running mean added back
+            predictions = predictions + _running_means(state, T)[:, None]
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
         return new, predictions if predictions.shape[1] == 1 else scores
@@ -780,6 +792,8 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     }
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONClassifierFrozen
+    #: ``forgetting_factor="auto"``: the discounted learner beside the paper's.
+    _auto_forgetting = 0.995
 
     def __init__(
         self,
@@ -860,6 +874,8 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         proba : ndarray of shape (n_samples, n_classes)
             Probability of each class, in the order of ``classes_``.
         """
+        if self._fitted_state().drift is not None:  # two learners: their mixture
+            return self._mixture_proba(X)
         scores = self._raw_decision(X)
         state = self._state
         if state.calibration is not None:
@@ -1195,6 +1211,8 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONRegressorFrozen
     _live_record: ClassVar[type[ParamRecord]] = SONRegressorLive
+    #: ``forgetting_factor="auto"``: the discounted learner beside the paper's.
+    _auto_forgetting = 0.98
 
     def _epsilon(self):
         return float(self.epsilon)
@@ -1223,7 +1241,7 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         random_state=None,
         warm_start=False,
         solve_rtol=1e-12,
-        forgetting_factor=1.0,
+        forgetting_factor="auto",
         verbose=0,
     ):
         self.loss = loss

@@ -344,7 +344,9 @@ def test_coef_and_intercept_are_the_linearised_next_prediction_in_raw_units(vari
     # count in 1/(alpha tau d), would show
     X, Y = _stream(300, 4, 7, spread=3.0, zeros=0.2, late=True)
     X[:, 1] += 50.0 * np.abs(X[:, 1]).max()  # far from 0: the full kernel's shift shows too
-    est = ScaleInvariantClassifier(variant=variant, time_counter=time_counter)
+    est = ScaleInvariantClassifier(
+        variant=variant, time_counter=time_counter, forgetting_factor=1.0
+    )
     est.fit(X, (Y > 0).astype(int))
     X_aug = np.hstack([X, np.ones((len(X), 1))])
     per_feature = time_counter == "per_feature"

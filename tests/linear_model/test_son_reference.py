@@ -442,7 +442,9 @@ def test_regressor_matches_transcription(sketch, fit_intercept, sparse):
     X, s = _stream(seed=1)
     y = _targets(s)
     params = {**SKETCHES[sketch], "loss": "squared_error", "fit_intercept": fit_intercept}
-    est = RFDSONRegressor(**params, sketch_size=4).fit(sp.csr_matrix(X) if sparse else X, y)
+    est = RFDSONRegressor(**params, forgetting_factor=1.0, sketch_size=4).fit(
+        sp.csr_matrix(X) if sparse else X, y
+    )
     ref = _reference(("reg", sketch, fit_intercept), X, y, m=4, **params)
     assert isinstance(est.intercept_, float)
     _assert_matches(est, ref, fit_intercept=fit_intercept)
@@ -532,7 +534,7 @@ def test_rank_deficient_stream_singular_branch(loss, fit_intercept, sparse):
     X, s = _low_rank_stream()
     if loss == "regression":
         y_ref = _targets(s)
-        est = RFDSONRegressor(sketch_size=5, fit_intercept=fit_intercept)
+        est = RFDSONRegressor(forgetting_factor=1.0, sketch_size=5, fit_intercept=fit_intercept)
         est.fit(sp.csr_matrix(X) if sparse else X, y_ref)
         ref = _reference(
             ("lowrank", loss, fit_intercept), X, y_ref, m=5, fit_intercept=fit_intercept
@@ -557,7 +559,7 @@ def test_negative_control_printed_w2_does_not_match():
     """The paper's printed w_2 (V Sigma^-2 V^T for the projector) is not what skonline runs."""
     X, s = _low_rank_stream()
     y = _targets(s)
-    est = RFDSONRegressor(sketch_size=5, fit_intercept=True).fit(X, y)
+    est = RFDSONRegressor(forgetting_factor=1.0, sketch_size=5, fit_intercept=True).fit(X, y)
     good = _reference(("lowrank", "regression", True), X, y, m=5, fit_intercept=True)
     printed = reference_son(X, y, m=5, fit_intercept=True, printed_w2=True)
     assert printed["branches"] != good["branches"]  # the argmin over {w_1, w_2} changes
@@ -603,12 +605,12 @@ def test_prediction_semantics_use_the_final_unprojected_iterate():
     X, s = _stream(seed=5)
     Xnew = 3.0 * _stream(n=40, seed=6)[0]  # large enough for |u^T x| > C on some rows
     y = _targets(s)
-    reg = RFDSONRegressor(sketch_size=4, fit_intercept=True).fit(X, y)
+    reg = RFDSONRegressor(forgetting_factor=1.0, sketch_size=4, fit_intercept=True).fit(X, y)
     u = reference_son(X, y, m=4, fit_intercept=True)["u"]
     raw = Xnew @ u[:-1] + u[-1]
     assert np.sum(np.abs(raw) > 1.0) > 3
     np.testing.assert_allclose(reg.predict(Xnew), np.clip(raw, -1.0, 1.0), rtol=1e-9, atol=1e-12)
-    unbounded = RFDSONRegressor(sketch_size=4, bound=None).fit(X, 3 * y)
+    unbounded = RFDSONRegressor(forgetting_factor=1.0, sketch_size=4, bound=None).fit(X, 3 * y)
     u = reference_son(X, 3 * y, m=4, C=None, fit_intercept=True)["u"]
     np.testing.assert_allclose(unbounded.predict(Xnew), Xnew @ u[:-1] + u[-1], rtol=1e-9)
 
