@@ -91,11 +91,20 @@ ax.set_title("diabetes: cumulative prequential − MAE")
 # A linear concept that changes halfway through the stream
 # (:func:`~skonline.datasets.make_drifting_stream`). ``kind="batch"`` plots the
 # accuracy of every batch: the drop at the change, and how fast each learner
-# recovers, are read off the curve.
+# recovers, are read off the curve. ``ScaleInvariantClassifier()`` runs, by
+# default (``forgetting_factor="auto"``), the paper's learner and one that
+# forgets (a memory of about 200 rows) and mixes their probabilities by their
+# log-loss so far: after the change the forgetting learner takes over. With
+# ``forgetting_factor=1.0`` (the paper's learner alone) it averages the two
+# concepts and recovers slowly.
 X, y, concept = make_drifting_stream(2000, 10, n_concepts=2, random_state=0)
 fig, ax = plt.subplots(figsize=(6.4, 4))
 PrequentialDisplay.from_estimator(
     {
+        "ScaleInvariantClassifier()": ScaleInvariantClassifier(),
+        "ScaleInvariantClassifier(forgetting_factor=1.0)": ScaleInvariantClassifier(
+            forgetting_factor=1.0
+        ),
         "RFDSONClassifier()": RFDSONClassifier(),
         "SGDClassifier + scaler": make_online_pipeline(
             StandardScaler(), SGDClassifier(random_state=0)
