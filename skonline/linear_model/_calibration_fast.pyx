@@ -155,11 +155,12 @@ def gaussian_mixture_steps(
     const double[::1] second,
     const double[::1] target,
     const double[::1] weight,
+    double prior=0.0,
 ):
     """Two regressors' predictions mixed by their Gaussian likelihoods, updated in place.
 
     ``mix = [L_1, L_2, Σ c r², Σ c, y_min, y_max]``: the mixture predicts
-    ``w_1 p_1 + w_2 p_2`` with ``w_k ∝ exp(−L_k)``, each ``p_k`` clipped to the
+    ``w_1 p_1 + w_2 p_2`` with ``w_k ∝ exp(−L_k)`` (``L_2`` plus ``prior``), each ``p_k`` clipped to the
     range ``[y_min, y_max]`` of the targets before the row (as ``predict``
     clips). Per row, with ``r`` the mixture's residual and ``σ² = Σ c r² / Σ c``
     its mean square over the rows before this one, ``L_k += c (y − p_k)² /
@@ -180,7 +181,7 @@ def gaussian_mixture_steps(
         if mix[4] <= mix[5]:  # a range: the targets before this row
             a = mix[4] if a < mix[4] else (mix[5] if a > mix[5] else a)
             b = mix[4] if b < mix[4] else (mix[5] if b > mix[5] else b)
-            d = mix[1] - mix[0]  # w_1 = σ(L_2 − L_1)
+            d = mix[1] + prior - mix[0]  # w_1 = σ(L_2 + prior − L_1)
             if d >= 0:
                 w1 = 1.0 / (1.0 + exp(-d))
             else:

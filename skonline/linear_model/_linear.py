@@ -221,6 +221,7 @@ def mixture_pass(
     second: np.ndarray,
     T: np.ndarray,
     sample_weight: np.ndarray,
+    prior: float = 0.0,
 ) -> np.ndarray:
     """Two regressors' Gaussian mixture ``[L_1, L_2, Σ c r², Σ c, y_min, y_max]`` after the rows.
 
@@ -232,7 +233,8 @@ def mixture_pass(
     (``_calibration_fast.gaussian_mixture_steps``). The weights
     ``∝ exp(−L_k)`` make the mixture's cumulative loss at most the better
     learner's plus ``log 2`` (the Bayes mixture's bound, for the variance in
-    use), whatever the units of the targets.
+    use), whatever the units of the targets. The second learner starts
+    ``prior`` nats behind (its weights use ``L_2 + prior``).
     """
     if mixture is None:
         out = np.array([0.0, 0.0, 0.0, 0.0, 1.0, 0.0])  # y_min > y_max: no range yet
@@ -244,6 +246,7 @@ def mixture_pass(
         np.ascontiguousarray(second[:, 0], dtype=np.float64),
         np.ascontiguousarray(T[:, 0], dtype=np.float64),
         np.ascontiguousarray(sample_weight, dtype=np.float64),
+        float(prior),
     )
     return out
 
@@ -488,6 +491,9 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
     #: The discount of the second learner of ``forgetting_factor="auto"`` (None:
     #: ``"auto"`` is 1.0, one learner).
     _auto_forgetting: float | None = None
+    #: ... and starts this many nats behind the paper's learner: a prior weight of
+    #: ``1 / (1 + e^prior)`` (chosen by measurement; see the classifiers').
+    _auto_prior: float = 0.0
 
     def _check_params_consistent(self, X: Any) -> None:
         """Checks of parameter combinations that need the validated batch (default: none)."""
@@ -548,7 +554,9 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
         new = _own(new, state)
         new.drift = new_drift
         if state.classes is None and len(sample_weight):
-            new.mixture = mixture_pass(state.mixture, decided, drift_decided, T, sample_weight)
+            new.mixture = mixture_pass(
+                state.mixture, decided, drift_decided, T, sample_weight, self._auto_prior
+            )
         return new, decided
 
     def _learner_pass(
@@ -561,10 +569,12 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
         if state.drift is None:
             return None
         if state.mixture is not None:
-            return mixture_weights(state.mixture[:2])
-        if state.classes is None:  # a regressor before its first scored row
-            return np.array([0.5, 0.5])
-        return mixture_weights(np.array([state.calibration_loss, state.drift.calibration_loss]))
+            losses = state.mixture[:2]
+        elif state.classes is None:  # a regressor before its first scored row
+            losses = np.zeros(2)
+        else:
+            losses = np.array([state.calibration_loss, state.drift.calibration_loss])
+        return mixture_weights(losses + np.array([0.0, self._auto_prior]))
 
     def _readout(self, state: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(coef, intercept)``: the learner's, or the mixture's weighted average of two."""

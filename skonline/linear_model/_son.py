@@ -800,8 +800,12 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     }
 
     _frozen_record: ClassVar[type[ParamRecord]] = SONClassifierFrozen
-    #: ``forgetting_factor="auto"``: the discounted learner beside the paper's.
+    #: ``forgetting_factor="auto"``: the discounted learner beside the paper's, with a
+    #: prior weight of e^-8 (measured: on stationary low-signal streams the two log-
+    #: losses stay close and an even prior cost up to 1.1 points of accuracy; on a
+    #: switch the discounted learner earns 8 nats in a few dozen rows).
     _auto_forgetting = 0.995
+    _auto_prior = 8.0
 
     def __init__(
         self,

@@ -285,6 +285,7 @@ def test_switching_to_and_from_auto_keeps_the_papers_learner(Est):
         {"loss": "hinge"},
         {"variant": "coordinate"},
         {"center": True},
+        {"variant": "diagonal"},  # its discount is O(d) a row against its O(nnz)
     ],
 )
 def test_auto_is_one_learner_where_it_cannot_mix_a_classifier(params):
