@@ -496,9 +496,11 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         ``"auto"``: two learners side by side, the paper's (``1.0``) and one
         discounted by ``0.995`` (a memory of about 200 rows), and
         :meth:`predict_proba` mixes their calibrated probabilities with
-        weights ``∝ exp(−L)``, ``L`` each learner's prequential log-loss (a
-        Bayes mixture: its log-loss is at most the better learner's plus
-        ``log 2``). :meth:`decision_function` is then the mixture's log-odds
+        weights ``∝ exp(−L)``, ``L`` each learner's prequential log-loss, the
+        discounted learner's plus 8 (a Bayes mixture with a prior weight of
+        ``e⁻⁸`` on the discounted learner: its log-loss is at most the paper's
+        learner's plus ``e⁻⁸``, and the discounted learner's plus about 8
+        nats). :meth:`decision_function` is then the mixture's log-odds
         (binary) or log-probabilities, :meth:`predict` its most probable
         class, ``coef_`` the learners' average weighted as the mixture weighs
         them (``mixture_weights_``), and the online record (``n_mistakes_``,

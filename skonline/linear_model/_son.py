@@ -696,7 +696,8 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         (the paper's algorithm, bit for bit). ``"auto"``: two learners side by
         side, undiscounted and discounted by ``0.995``, whose calibrated
         probabilities :meth:`predict_proba` mixes with weights ``∝ exp(−L)``,
-        ``L`` each one's prequential log-loss (a Bayes mixture; as in
+        ``L`` each one's prequential log-loss (a Bayes mixture, a prior weight
+        of ``e⁻⁸`` on the discounted learner; as in
         :class:`ScaleInvariantClassifier`, where it is the default; it needs a
         calibration map, else it is ``1.0``). Not the default here: measured on
         the drifting streams, the bounded margin and not the curvature limits

@@ -54,3 +54,13 @@ def platt_pass_reference(calibration, scores, T, sample_weight):
             if np.all(np.isfinite(step)):
                 theta = np.array([max(step[0], MIN_SLOPE), step[1]])
     return np.r_[theta, H[0, 0], H[0, 1], H[1, 1]]
+
+
+def score_targets(labels, n_scores):
+    """Targets ``±1`` of shape (n, n_scores): binary (one score) or one-vs-rest."""
+    T = -np.ones((len(labels), n_scores))
+    if n_scores == 1:
+        T[labels == 1, 0] = 1.0
+    else:
+        T[np.arange(len(labels)), labels] = 1.0
+    return T

@@ -168,18 +168,14 @@ def test_binary_temperature_pass_is_the_online_newton_step():
 
 @pytest.mark.parametrize("n_classes", [1, 3, 10])
 def test_compiled_temperature_pass_matches_the_numpy_transcription(n_classes):
-    from ._calibration_reference import temperature_pass_reference
+    from ._calibration_reference import score_targets, temperature_pass_reference
 
     rng = np.random.default_rng(n_classes)
     n = 500
     F = rng.standard_normal((n, n_classes)) * rng.uniform(0.1, 8.0, (n, 1))
     F[::37] = np.inf  # rows with a non-finite score are skipped
     labels = rng.integers(0, max(n_classes, 2), n)
-    T = -np.ones((n, n_classes))
-    if n_classes == 1:
-        T[labels == 1, 0] = 1.0
-    else:
-        T[np.arange(n), labels] = 1.0
+    T = score_targets(labels, n_classes)
     w = rng.uniform(0.0, 3.0, n)
     got = temperature_pass(new_calibration(), F, T, w)
     want = temperature_pass_reference(new_calibration(), F, T, w)

@@ -22,6 +22,8 @@ from skonline.linear_model._linear import (
 )
 from skonline.linear_model._scale_invariant_kernels import full_pass
 
+from ._calibration_reference import score_targets
+
 CLASSIFIERS = [ScaleInvariantClassifier, RFDSONClassifier]
 REGRESSORS = [ScaleInvariantRegressor, RFDSONRegressor]
 EPS = np.finfo(float).eps
@@ -57,11 +59,7 @@ def test_calibration_losses_are_each_rows_log_loss_before_its_step(layout):
     F = rng.standard_normal((n, K)) * 3
     F[7] = np.inf  # a skipped row: loss 0
     labels = rng.integers(0, max(K, 2), n)
-    T = -np.ones((n, K))
-    if K == 1:
-        T[labels == 1, 0] = 1.0
-    else:
-        T[np.arange(n), labels] = 1.0
+    T = score_targets(labels, K)
     w = rng.uniform(0.2, 2.0, n)
     start = new_calibration("platt" if layout == "platt" else "temperature", K)
     losses = np.empty(n)
