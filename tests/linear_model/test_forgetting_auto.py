@@ -235,7 +235,7 @@ def test_auto_classifier_follows_a_concept_switch(seed):
         acc[gamma] = np.mean(pred == truth)
     est = ScaleInvariantClassifier().partial_fit(X, y, classes=[0, 1])  # the default: "auto"
     assert est.mixture_weights_[1] > 0.99
-    # measured: 0.878 / 0.895 / 0.837 -> 0.926 / 0.939 / 0.918
+    # measured: 0.878 / 0.895 / 0.837 -> 0.926 / 0.938 / 0.913
     assert acc["auto"] > acc[1.0] + 0.03
 
 
