@@ -47,6 +47,8 @@ from ._scale_invariant_kernels import (
 
 __all__ = ["ScaleInvariantClassifier", "ScaleInvariantRegressor"]
 
+#: The learners ``forgetting_factor="auto"`` runs twice.
+MIXED_KINDS = ("full", "diagonal")
 #: Widest input (intercept included) the full variant accepts: a d x d factor.
 MAX_FULL_FEATURES = 10_000
 #: ``variant="auto"`` runs the full variant up to this many coordinates (intercept
@@ -196,10 +198,9 @@ class _BaseScaleInvariant(OnlineLinearBase):
         return state
 
     def _can_mix(self, state):
-        """Algorithm 2 (``O(d²)`` a row either way); not the diagonal learner, whose discount
-        costs ``O(Kd)`` a row against its ``O(nnz)`` (wide sparse rows), nor Algorithm 1 or
-        the centred learners, which have no discounted form."""
-        return state.kind == "full" and not state.frozen.center
+        """Algorithm 2 and the diagonal learner (its discount is lazy: ``O(K nnz)`` a row);
+        not Algorithm 1 or the centred learners, which have no discounted form."""
+        return state.kind in MIXED_KINDS and not state.frozen.center
 
     def _learner_pass(self, state, X, T, sample_weight, forgetting):
         """One ordered pass of the state's learner over the rows, discounted by ``forgetting``."""
@@ -492,7 +493,9 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         Drift. A number ``γ``: each row first discounts Algorithm 2's
         statistics, ``S ← γS``, ``h ← γh``, ``Γ ← γΓ`` (a memory of about
         ``1/(1 − γ)`` rows; ``variant="full"`` or ``"diagonal"`` with
-        ``center=False`` only); ``1.0`` is the paper's algorithm, bit for bit.
+        ``center=False`` only; the diagonal learner's discount is lazy, so a
+        row still costs ``O(K · nnz)``); ``1.0`` is the paper's algorithm, bit
+        for bit.
         ``"auto"``: two learners side by side, the paper's (``1.0``) and one
         discounted by ``0.995`` (a memory of about 200 rows), and
         :meth:`predict_proba` mixes their calibrated probabilities with
@@ -506,11 +509,8 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         them (``mixture_weights_``), and the online record (``n_mistakes_``,
         ``cumulative_loss_``) the paper's learner's. Twice the cost per row.
         ``"auto"`` is ``1.0`` where the learner has no discounted form
-        (``variant="coordinate"``, ``center=True``), where discounting costs
-        more than the learner (the diagonal learner, ``O(K · n_features)`` a
-        row against its ``O(K · nnz)``: ``variant="auto"`` beyond 128
-        coordinates) and without a calibration map (``calibration=None``,
-        ``loss="hinge"``). Measured in the user guide
+        (``variant="coordinate"``, ``center=True``) and without a calibration
+        map (``calibration=None``, ``loss="hinge"``). Measured in the user guide
         ("Drifting streams"): the accuracy of ``0.995`` on drifting streams,
         that of ``1.0`` on stationary ones.
         Live: a change acts from the next update on (a switch to ``"auto"``

@@ -77,6 +77,8 @@ cdef double MAX_PREDICTION = 1e300
 #: A centred feature whose squared deviations are at most this fraction of its squares is
 #: constant so far (weight 0).
 cdef double CONSTANT_TOL = 1e-12
+#: The lazy discount of ``sparse_pass`` is taken into the arrays below this.
+cdef double RENORMALISE = 1e-16
 
 
 # ---------------------------------------------------------------- losses
@@ -237,6 +239,7 @@ def sparse_pass(
     Stream stream,
     double[:, ::1] predictions,
     double forgetting=1.0,
+    double discount=1.0,
 ):
     """One ordered pass of Algorithm 1 (``kind = ALG1``) or diagonal Algorithm 2 (``DIAG``).
 
@@ -245,7 +248,13 @@ def sparse_pass(
     ``n_nonzero`` has ``d`` entries with ``per_feature``. The running
     scalars are continued in ``stream``. With ``forgetting = γ < 1`` (``DIAG``
     only) each row first discounts the statistics of every coordinate,
-    ``s² ← γs²``, ``h ← γh``, ``Γ ← γΓ`` (``O(K d)`` per row).
+    ``s² ← γs²``, ``h ← γh``, ``Γ ← γΓ``, lazily: the arrays hold the
+    statistics divided by ``discount`` (continued from the state), each row
+    multiplies ``discount`` by ``γ`` and reads and writes its own entries
+    through it (``O(K nnz)`` per row); when ``discount`` falls below
+    ``RENORMALISE`` the arrays take it in (``O(K d)``, once every
+    ``log(RENORMALISE)/log(γ)`` rows, at the same rows whatever the split).
+    Returns the new ``discount``.
 
     The arithmetic runs in the SIMD loops of ``_row_math.h`` over the row's
     ``m`` entries (``x² ≠ 0``) laid out contiguously: a dense row without
@@ -293,6 +302,8 @@ def sparse_pass(
     cdef double row_norm, gk, acc, one = 1.0, ratio_c = 0.0, inv_c = 0.0
     cdef double c = 0.5 / alpha, log_alpha = log(alpha), log_alpha_d = log(alpha * d)
     cdef double* count_e = count if per_feature else NULL
+    cdef bint lazy = forgetting != 1.0
+    cdef double s2c, hc, gc
     if gathered == NULL or val == NULL or p == NULL:
         free(gathered); free(val); free(p)
         raise MemoryError()
@@ -300,13 +311,16 @@ def sparse_pass(
         with nogil:
             for row in range(n):
                 stream.t += 1
-                if forgetting != 1.0:
-                    for j in range(d):
-                        s2[j] *= forgetting
-                    for k in range(K):
+                if lazy:
+                    discount *= forgetting
+                    if discount < RENORMALISE:  # the arrays take the discount in
                         for j in range(d):
-                            H[k, j] *= forgetting
-                            gamma[k, j] *= forgetting
+                            s2[j] *= discount
+                        for k in range(K):
+                            for j in range(d):
+                                H[k, j] *= discount
+                                gamma[k, j] *= discount
+                        discount = 1.0
                 # the log of the normaliser: α t d (Algorithm 1), α d n_i (per feature: the
                 # division by n_i is si_row_predict's), α (the diagonal learner)
                 row_norm = log_alpha
@@ -320,7 +334,7 @@ def sparse_pass(
                     if d_x > 0:
                         xs = &X[row, 0]
                         m = si_count_entries(d_x, xs)
-                        in_place = m == d_x
+                        in_place = m == d_x and not lazy  # lazy: through the discount
                         if not in_place:
                             m = rows.gather(row, d_x, gathered, val)
                             ids = gathered
@@ -334,11 +348,19 @@ def sparse_pass(
                     si_row_stats(m, xs, &s2[0], ratio, inv, c)
                 elif m > 0:
                     si_gather(m, ids, &s2[0], s2e)
+                    if lazy:
+                        for e in range(m):
+                            s2e[e] *= discount
                     si_row_stats(m, xs, s2e, ratio, inv, c)
                     for e in range(m):
-                        s2[ids[e]] = s2e[e]
+                        s2[ids[e]] = s2e[e] / discount if lazy else s2e[e]
                 if intercept:
-                    si_row_stats(1, &one, &s2[d_x], &ratio_c, &inv_c, c)
+                    if lazy:
+                        s2c = s2[d_x] * discount
+                        si_row_stats(1, &one, &s2c, &ratio_c, &inv_c, c)
+                        s2[d_x] = s2c / discount
+                    else:
+                        si_row_stats(1, &one, &s2[d_x], &ratio_c, &inv_c, c)
                 if per_feature:
                     for e in range(m):
                         j = e if in_place else ids[e]
@@ -360,9 +382,20 @@ def sparse_pass(
                             if kind == DIAG:
                                 si_gather(m, ids, &gamma[k, 0], ge)
                                 gam_k = ge
+                            if lazy:
+                                for e in range(m):
+                                    he[e] *= discount
+                                    ge[e] *= discount
                         acc = si_row_predict(m, xs, hk, gam_k, inv, count_e, row_norm, ratio, c,
                                              max_exponent, &clipped, work)
-                    if intercept:
+                    if intercept and lazy:
+                        hc = H[k, d_x] * discount
+                        gc = gamma[k, d_x] * discount
+                        acc += si_row_predict(
+                            1, &one, &hc, &gc, &inv_c, NULL, row_norm, &ratio_c, c,
+                            max_exponent, &clipped, work,
+                        )
+                    elif intercept:
                         acc += si_row_predict(
                             1, &one, &H[k, d_x], &gamma[k, d_x] if kind == DIAG else NULL,
                             &inv_c, &n_nonzero[d_x] if per_feature else NULL, row_norm,
@@ -380,17 +413,29 @@ def sparse_pass(
                     if in_place:
                         si_row_update(m, xs, ratio, gk, &H[k, 0],
                                       &gamma[k, 0] if kind == DIAG else NULL)
+                    elif lazy:  # the stored entries are the statistics / discount
+                        for e in range(m):
+                            gamma[k, ids[e]] += gk * gk * (xs[e] * ratio[e]) / discount
+                        for e in range(m):
+                            H[k, ids[e]] -= gk * xs[e] / discount
                     else:
                         if kind == DIAG:
                             for e in range(m):
                                 gamma[k, ids[e]] += gk * gk * (xs[e] * ratio[e])
                         for e in range(m):
                             H[k, ids[e]] -= gk * xs[e]
-                    if intercept:
+                    if intercept and lazy:
+                        hc = H[k, d_x] * discount
+                        gc = gamma[k, d_x] * discount
+                        si_row_update(1, &one, &ratio_c, gk, &hc, &gc)
+                        H[k, d_x] = hc / discount
+                        gamma[k, d_x] = gc / discount
+                    elif intercept:
                         si_row_update(1, &one, &ratio_c, gk, &H[k, d_x],
                                       &gamma[k, d_x] if kind == DIAG else NULL)
     finally:
         free(gathered); free(val); free(p)
+    return discount
 
 
 def coordinate_weights(

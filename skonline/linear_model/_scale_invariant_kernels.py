@@ -164,12 +164,17 @@ class CoordinateState(ScaleInvariantState):
     n_nonzero : ndarray of shape (d,) or None
         Algorithm 1 with the per-feature time counter: rows in which each
         coordinate was non-zero; ``None`` with the paper's global counter.
+    discount : float
+        The diagonal learner with ``forgetting < 1``: ``s2``, ``H`` and
+        ``gamma`` hold the statistics divided by it (the discount of the rows
+        since it was last taken into the arrays; 1 otherwise).
     """
 
     s2: np.ndarray
     H: np.ndarray
     gamma: np.ndarray | None = None
     n_nonzero: np.ndarray | None = None
+    discount: float = 1.0
 
 
 @dataclass(kw_only=True, eq=False)
@@ -414,7 +419,7 @@ def _sparse_pass(
     stream = _stream(state, T, sw, *stream_params)
     predictions = np.empty((len(sw), state.H.shape[0]))
     per_feature = state.n_nonzero is not None
-    sparse_pass(
+    state.discount = sparse_pass(
         KIND_CODES[kind],
         state.s2,
         state.H,
@@ -426,6 +431,7 @@ def _sparse_pass(
         stream,
         predictions,
         float(forgetting),
+        float(state.discount),
     )
     return _finish(state, stream), predictions
 
@@ -526,7 +532,10 @@ def diagonal_pass(
     Parameters and returns as :func:`coordinate_pass` (``state.gamma`` is
     kept, ``potential_width ≥ 9/8``), plus ``forgetting = γ`` in ``(0, 1]``:
     each row first discounts every coordinate's statistics, ``s² ← γs²``,
-    ``h ← γh``, ``Γ ← γΓ`` (``O(K d)`` per row; 1: the algorithm above).
+    ``h ← γh``, ``Γ ← γΓ`` (1: the algorithm above), lazily: the arrays
+    hold the statistics over ``state.discount``, so a row costs ``O(K · nnz)``
+    and the arrays take the discount in once every ``log(1e-16)/log(γ)`` rows
+    (``O(K d)``), at the same rows whatever the split.
     """
     params = (potential_width, loss, epsilon, center_target)
     return _sparse_pass("diagonal", state, X, T, sw, *params, forgetting=forgetting)
@@ -612,9 +621,12 @@ def coordinate_readout(
     else:
         log_norm0 = math.log(alpha * (state.n_samples_seen + 1) * d)
     gamma = state.gamma if state.gamma is not None else _EMPTY_2D
+    s2, H = state.s2, state.H
+    if state.discount != 1.0:  # the statistics themselves (a discounted diagonal learner)
+        s2, H, gamma = s2 * state.discount, H * state.discount, gamma * state.discount
     n_features = d - int(state.fit_intercept)
     coef, constant = coordinate_weights(
-        state.s2, state.H, gamma, log_norm, log_norm0, alpha, MAX_EXPONENT, n_features
+        s2, H, gamma, log_norm, log_norm0, alpha, MAX_EXPONENT, n_features
     )
     return coef, constant + _offset(state)
 

@@ -109,3 +109,48 @@ def test_scale_invariant_forgetting_needs_algorithm_2(params):
     X, y = _stream(50)
     with pytest.raises(ValueError, match="forgetting_factor"):
         skonline.ScaleInvariantRegressor(forgetting_factor=0.9, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_diagonal_discount_is_lazy_and_matches_the_eager_transcription(layout):
+    """The diagonal learner's arrays hold the statistics over a running discount; the
+    eager transcription discounts every coordinate before each row (s², h, Γ ← γ·) and
+    runs the undiscounted pass on the row. γ = 0.9 takes the discount into the arrays
+    every 350 rows: 1000 rows cross it twice."""
+    import copy
+
+    import scipy.sparse as sp
+
+    from skonline.linear_model._scale_invariant_kernels import (
+        coordinate_readout,
+        diagonal_pass,
+        init_state,
+    )
+
+    rng = np.random.default_rng(0)
+    n, d, gamma = 1000, 6, 0.9
+    X = rng.standard_normal((n, d)) * 10.0 ** rng.uniform(-3, 3, d)
+    X[rng.random((n, d)) < 0.3] = 0.0
+    score = (X / np.abs(X).max(axis=0)) @ rng.standard_normal(d)
+    T = np.where(score + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)[:, None]
+    kw = {"potential_width": 1.5, "loss": "log_loss", "epsilon": 0.0}
+    Xin = sp.csr_matrix(X) if layout == "csr" else X
+    lazy, p_lazy = diagonal_pass(
+        init_state("diagonal", d, 1), Xin, T, np.ones(n), forgetting=gamma, **kw
+    )
+    assert 0.9**350 < lazy.discount < 1.0  # taken in twice, 300 rows ago
+    eager, p_eager = init_state("diagonal", d, 1), []
+    for t in range(n):
+        discounted = copy.copy(eager)
+        discounted.s2, discounted.H = eager.s2 * gamma, eager.H * gamma
+        discounted.gamma = eager.gamma * gamma
+        eager, p = diagonal_pass(discounted, X[t : t + 1], T[t : t + 1], np.ones(1), **kw)
+        p_eager.append(p[0, 0])
+    # each statistic differs by a few roundings a row; the discount fades the old ones
+    # (a sum of eps/(1 - γ)), and the predictions carry them through exp(E), |E| < 1
+    tol = 64 * np.finfo(float).eps / (1 - gamma)
+    np.testing.assert_allclose(p_lazy[:, 0], p_eager, rtol=tol, atol=tol * np.abs(p_eager).max())
+    coef_lazy, b_lazy = coordinate_readout(lazy, potential_width=1.5)
+    coef_eager, b_eager = coordinate_readout(eager, potential_width=1.5)
+    np.testing.assert_allclose(coef_lazy, coef_eager, rtol=tol)
+    np.testing.assert_allclose(b_lazy, b_eager, rtol=tol)

@@ -164,12 +164,17 @@ def test_least_squares_prequential_predictions_are_the_textbook_ones():
 
 
 # ----------------------------------------------------------------- the estimators
-@pytest.mark.parametrize("Est", CLASSIFIERS)
+@pytest.mark.parametrize(
+    "Est",
+    [*CLASSIFIERS, lambda **kw: ScaleInvariantClassifier(variant="diagonal", **kw)],
+    ids=["SI", "RFDSON", "SI-diagonal"],
+)
 @pytest.mark.parametrize("data", ["binary", "multiclass"])
 def test_auto_classifier_is_the_same_for_any_split(Est, data):
     X, y = load_breast_cancer(return_X_y=True) if data == "binary" else load_iris(return_X_y=True)
     classes = np.unique(y)
     one = Est(forgetting_factor="auto").partial_fit(X, y, classes=classes)
+    assert one._state.drift is not None
     many = Est(forgetting_factor="auto")
     for start in range(0, len(y), 7):
         many.partial_fit(X[start : start + 7], y[start : start + 7], classes=classes)
@@ -283,7 +288,6 @@ def test_switching_to_and_from_auto_keeps_the_papers_learner(Est):
         {"loss": "hinge"},
         {"variant": "coordinate"},
         {"center": True},
-        {"variant": "diagonal"},  # its discount is O(d) a row against its O(nnz)
     ],
 )
 def test_auto_is_one_learner_where_it_cannot_mix_a_classifier(params):
