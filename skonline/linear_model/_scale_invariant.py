@@ -507,7 +507,8 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         (binary) or log-probabilities, :meth:`predict` its most probable
         class, ``coef_`` the learners' average weighted as the mixture weighs
         them (``mixture_weights_``), and the online record (``n_mistakes_``,
-        ``cumulative_loss_``) the paper's learner's. Twice the cost per row.
+        ``cumulative_loss_``) the paper's learner's. Twice the cost and the memory
+        of one learner.
         ``"auto"`` is ``1.0`` where the learner has no discounted form
         (``variant="coordinate"``, ``center=True``) and without a calibration
         map (``calibration=None``, ``loss="hinge"``). Measured in the user guide
@@ -548,6 +549,10 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         Sum over the processed rows of the weighted loss of the prediction
         made before the update (progressive validation); for one-vs-rest the
         sum of the per-class binary losses.
+
+    mixture_weights_ : ndarray of shape (2,)
+        With two learners (``forgetting_factor="auto"``): the weights of the
+        paper's learner and of the discounted one. Absent with one learner.
 
     n_iter_ : int
         Passes made by the last :meth:`fit` (1 after ``partial_fit``).
@@ -949,8 +954,8 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         the better read-out's plus ``log 2`` for that variance, whatever the
         units of ``y``. ``coef_`` and ``intercept_`` are the mixture's (the
         weighted average, ``mixture_weights_``); the online record
-        (``cumulative_loss_``) is the paper's learner's. Twice the cost per
-        row. It needs the least-squares read-out of ``variant="full"``
+        (``cumulative_loss_``) is the paper's learner's. Twice the cost and
+        the memory of one learner. It needs the least-squares read-out of ``variant="full"``
         (``O(d)`` more a row for its prequential predictions); elsewhere
         ``"auto"`` is ``1.0``. Measured in the user guide ("Drifting
         streams"): the error of ``0.98`` on drifting streams (2 × better than
@@ -983,6 +988,10 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         Sum over the processed rows of the weighted loss of the prediction
         made before the update (progressive validation); for one-vs-rest the
         sum of the per-class binary losses.
+
+    mixture_weights_ : ndarray of shape (2,)
+        With two learners (``forgetting_factor="auto"``): the weights of the
+        paper's learner and of the discounted one. Absent with one learner.
 
     n_iter_ : int
         Passes made by the last :meth:`fit` (1 after ``partial_fit``).

@@ -755,6 +755,10 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     n_compactions_ : ndarray of shape (n_models,)
         Compactions of each model's sketch.
 
+    mixture_weights_ : ndarray of shape (2,)
+        With two learners (``forgetting_factor="auto"``): the weights of the
+        paper's learner and of the discounted one. Absent with one learner.
+
     n_iter_ : int
         Passes made by the last :meth:`fit` (1 after ``partial_fit``).
 
@@ -1141,8 +1145,8 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         better learner's plus ``log 2`` for that variance, whatever the units
         of ``y``. ``coef_`` and ``intercept_`` are the mixture's (the weighted
         average, ``mixture_weights_``); the online record
-        (``cumulative_loss_``) is the paper's learner's. Twice the cost per
-        row. Measured in the user guide ("Drifting streams"): the error of
+        (``cumulative_loss_``) is the paper's learner's. Twice the cost and
+        the memory of one learner. Measured in the user guide ("Drifting streams"): the error of
         ``0.98`` on drifting streams, within 0.5 % of ``1.0`` or better on
         stationary ones. Live: a change acts from the next
         update on.
@@ -1186,6 +1190,10 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
 
     n_compactions_ : ndarray of shape (n_models,)
         Compactions of each model's sketch.
+
+    mixture_weights_ : ndarray of shape (2,)
+        With two learners (``forgetting_factor="auto"``): the weights of the
+        paper's learner and of the discounted one. Absent with one learner.
 
     n_iter_ : int
         Passes made by the last :meth:`fit` (1 after ``partial_fit``).
