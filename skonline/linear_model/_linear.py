@@ -531,7 +531,13 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
         learner when ``"auto"`` is first in use); predictions mix the two by
         their prequential losses (a Bayes mixture: a classifier's by the log-
         loss of each learner's calibrated probabilities, a regressor's by
-        :func:`mixture_pass`). Any other value runs one learner and drops a
+        :func:`mixture_pass`). Where the discounted learner's pass fails
+        (``FloatingPointError``: a direction without data for long enough
+        decays until its statistics are too ill-conditioned), it restarts as
+        a copy of the learner after the call, with even evidence: a call that
+        the paper's learner can take never fails for the second one; the
+        restart falls at the end of the call, so only there does the split of
+        the stream matter. Any other value runs one learner and drops a
         second one.
         """
         if not self._mixes(state):
@@ -544,19 +550,25 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
         if drift is None:  # a copy of the learner: passes never write into their input
             drift = shallow_replace(state, drift=None, mixture=None)
         new, decided = self._learner_pass(state, X, T, sample_weight, 1.0)
-        new_drift, drift_decided = self._learner_pass(
-            drift,
-            X,
-            T,
-            sample_weight,
-            float(self._auto_forgetting),  # type: ignore[arg-type]
-        )
         new = _own(new, state)
+        gamma = float(self._auto_forgetting)  # type: ignore[arg-type]
+        try:
+            new_drift, drift_decided = self._learner_pass(drift, X, T, sample_weight, gamma)
+            restarted = False
+        except FloatingPointError:
+            # the discounted statistics became too ill-conditioned (a direction without
+            # data for long enough decays against the others, where the paper's learner
+            # keeps it): the discounted learner restarts as a copy of the paper's, and
+            # the mixture's evidence between the two restarts from even (plus the prior)
+            new_drift = shallow_replace(new, drift=None, mixture=None)
+            drift_decided, restarted = decided, True
         new.drift = new_drift
         if state.classes is None and len(sample_weight):
             new.mixture = mixture_pass(
                 state.mixture, decided, drift_decided, T, sample_weight, self._auto_prior
             )
+            if restarted:
+                new.mixture[1] = new.mixture[0]
         return new, decided
 
     def _learner_pass(

@@ -416,6 +416,12 @@ def _sparse_pass(
     forgetting: float = 1.0,
 ) -> tuple[CoordinateState, np.ndarray]:
     state = _with_copies(state, "s2", "H", "gamma", "n_nonzero")
+    if forgetting == 1.0 and state.discount != 1.0:  # no longer discounting: take it in
+        state.s2 *= state.discount
+        state.H *= state.discount
+        if state.gamma is not None:
+            state.gamma *= state.discount
+        state.discount = 1.0
     stream = _stream(state, T, sw, *stream_params)
     predictions = np.empty((len(sw), state.H.shape[0]))
     per_feature = state.n_nonzero is not None

@@ -154,3 +154,57 @@ def test_diagonal_discount_is_lazy_and_matches_the_eager_transcription(layout):
     coef_eager, b_eager = coordinate_readout(eager, potential_width=1.5)
     np.testing.assert_allclose(coef_lazy, coef_eager, rtol=tol)
     np.testing.assert_allclose(b_lazy, b_eager, rtol=tol)
+
+
+def test_switching_a_lazily_discounted_learner_to_one_takes_the_discount_in():
+    """After rows at γ < 1 the arrays hold the statistics over the discount; a pass at
+    γ = 1 takes it into the arrays first (else new rows would weigh ``discount`` each)."""
+    import copy
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2200, 5)) * 10.0 ** rng.uniform(-2, 2, 5)
+    w = rng.standard_normal(5)
+    y = np.concatenate([X[:200] @ w, X[200:] @ -w])
+    switched = skonline.ScaleInvariantRegressor(variant="diagonal", forgetting_factor=0.9)
+    switched.partial_fit(X[:200], y[:200])
+    assert switched._state.discount < 1e-9
+    folded = copy.deepcopy(switched)
+    state = folded._state
+    state.s2, state.H, state.gamma = (a * state.discount for a in (state.s2, state.H, state.gamma))
+    state.discount = 1.0
+    for est in (switched, folded):
+        est.set_params(forgetting_factor=1.0).partial_fit(X[200:], y[200:])
+    assert switched._state.discount == 1.0
+    np.testing.assert_array_equal(switched.coef_, folded.coef_)
+    # it learned the new concept (a learner whose new rows weighed 1e-9 did not: R² < 0)
+    assert switched.score(X[1200:], y[1200:]) > 0.9
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_auto_takes_every_batch_the_papers_learner_takes(task):
+    """A feature silent after row 50: its direction decays in the discounted factor until
+    the condition number passes MAX_CONDITION (about 2600 rows at 0.98, 11000 at 0.995),
+    where the discounted learner alone raises FloatingPointError. The mixture restarts it
+    as a copy of the paper's learner instead: no batch is refused."""
+    rng = np.random.default_rng(0)
+    n = 3000 if task == "regression" else 12000
+    X = rng.standard_normal((n, 4))
+    X[50:, 3] = 0.0
+    y = X @ np.array([1.0, -2.0, 0.5, 3.0]) + 0.1 * rng.standard_normal(n)
+    if task == "regression":
+        Est, kw = skonline.ScaleInvariantRegressor, {}
+    else:
+        Est, kw, y = skonline.ScaleInvariantClassifier, {"classes": [0, 1]}, (y > 0).astype(int)
+    alone = Est(forgetting_factor=Est._auto_forgetting)
+    refused = 0
+    for i in range(0, n, 100):
+        try:
+            alone.partial_fit(X[i : i + 100], y[i : i + 100], **kw)
+        except FloatingPointError:
+            refused += 1
+    assert refused > 0  # the failure the mixture must absorb
+    auto = Est(forgetting_factor="auto")
+    for i in range(0, n, 100):
+        auto.partial_fit(X[i : i + 100], y[i : i + 100], **kw)
+    assert auto.n_samples_seen_ == n and auto._state.drift is not None
+    assert auto.score(X[-1000:], y[-1000:]) > 0.9
