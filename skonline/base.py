@@ -259,13 +259,21 @@ class OnlineState:
     def record_losses(self, losses: ArrayLike) -> None:
         """Add the prequential losses of a pass (in place, on a kernel's own copy)."""
         losses = np.asarray(losses, dtype=np.float64)
-        # row by row, so any split of the stream gives the same sum
-        total = self.cumulative_loss
-        for value in losses.tolist():
-            total += value
-        self.cumulative_loss = total
+        self.cumulative_loss = sequential_sum(self.cumulative_loss, losses)
         if self.loss_history is not None:
             self.loss_history = np.concatenate([self.loss_history, losses])
+
+
+def sequential_sum(start: float, values: np.ndarray) -> float:
+    """``start`` plus ``values`` added one by one, in order.
+
+    The running sums of the states (prequential losses) add row by row, so any
+    split of the stream gives the same bits; ``np.add.accumulate`` adds in that
+    order (each partial sum is the previous one plus the next value).
+    """
+    if values.size == 0:
+        return float(start)
+    return float(np.add.accumulate(np.concatenate([[start], values.ravel()]))[-1])
 
 
 def _nonfinite_fields(state: Any, previous: Any = None) -> list[str]:

@@ -34,7 +34,7 @@ from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.special import expit, logsumexp
+from scipy.special import expit, logsumexp, softmax
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
@@ -45,6 +45,7 @@ from ..base import (
     OnlineLossMixin,
     OnlineState,
     check_finite_magnitude,
+    sequential_sum,
     shallow_replace,
 )
 from ..utils._sklearn_compat import _check_sample_weight, _fit_context
@@ -209,10 +210,7 @@ def calibrate(
     assert state.calibration is not None  # the family calls it for a map only
     losses = np.empty(len(sample_weight))
     new.calibration = calibration_pass(state.calibration, scores, T, sample_weight, losses)
-    total = state.calibration_loss
-    for value in losses.tolist():
-        total += value
-    new.calibration_loss = total
+    new.calibration_loss = sequential_sum(state.calibration_loss, losses)
 
 
 def mixture_pass(
@@ -240,20 +238,23 @@ def mixture_pass(
         out = np.array([0.0, 0.0, 0.0, 0.0, 1.0, 0.0])  # y_min > y_max: no range yet
     else:
         out = np.array(mixture, dtype=np.float64)
-    gaussian_mixture_steps(
-        out,
-        np.ascontiguousarray(first[:, 0], dtype=np.float64),
-        np.ascontiguousarray(second[:, 0], dtype=np.float64),
-        np.ascontiguousarray(T[:, 0], dtype=np.float64),
-        np.ascontiguousarray(sample_weight, dtype=np.float64),
-        float(prior),
-    )
+    columns = [
+        np.ascontiguousarray(np.asarray(a, dtype=np.float64)[:, 0]) for a in (first, second, T)
+    ]
+    weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    if out.shape != (6,) or any(c.shape != weight.shape for c in columns) or weight.ndim != 1:
+        raise ValueError(
+            f"mixture_pass: mixture {out.shape}, predictions {columns[0].shape} and "
+            f"{columns[1].shape}, targets {columns[2].shape} and weights {weight.shape} do not "
+            "match."
+        )
+    gaussian_mixture_steps(out, *columns, weight, float(prior))
     return out
 
 
 def mixture_weights(losses: np.ndarray) -> np.ndarray:
     """The weights ``∝ exp(−L_k)`` of a mixture of learners with cumulative losses ``L``."""
-    return np.exp(-(losses - losses.min())) / np.sum(np.exp(-(losses - losses.min())))
+    return softmax(-losses)
 
 
 def temperature_pass(
@@ -980,11 +981,19 @@ class OnlineLinearClassifierMixin(_Engine):
             parts.append(calibrated_log_probabilities(learner.calibration, scores))
         return parts
 
-    def _mixture_proba(self, X: Any) -> np.ndarray:
-        """The two learners' probabilities mixed by :meth:`_mixture_weights` (rows sum to 1)."""
+    def _calibrated_proba(self, X: Any) -> np.ndarray | None:
+        """The calibration map's probabilities, or None without a map (the family's link then).
+
+        With two learners (``forgetting_factor="auto"``), their probabilities
+        mixed by :meth:`_mixture_weights` (rows sum to 1).
+        """
         state = self._fitted_state()
+        if state.calibration is None:
+            return None
         weights = self._mixture_weights(state)
-        assert weights is not None  # called with two learners only
+        if weights is None:
+            scores = self._calibration_input(state, self._raw_decision(X))
+            return calibrated_probabilities(state.calibration, scores)
         parts = self._learners_log_proba(state, X)
         proba = weights[0] * np.exp(parts[0]) + weights[1] * np.exp(parts[1])
         return proba / proba.sum(axis=1, keepdims=True)  # each entry <= 1 after rounding

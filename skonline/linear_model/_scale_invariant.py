@@ -29,7 +29,6 @@ from ._linear import (
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
     calibrate,
-    calibrated_probabilities,
     probabilities_from_scores,
 )
 from ._scale_invariant_kernels import (
@@ -714,11 +713,10 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         proba : ndarray of shape (n_samples, n_classes)
             Probability of each class, in the order of ``classes_``.
         """
-        if self._fitted_state().drift is not None:  # two learners: their mixture
-            return self._mixture_proba(X)
+        proba = self._calibrated_proba(X)
+        if proba is not None:
+            return proba
         scores = self._raw_decision(X)
-        if self._state.calibration is not None:
-            return calibrated_probabilities(self._state.calibration, scores)
         return probabilities_from_scores(scores, multinomial=self._multinomial(self._state))
 
     @available_if(_has_proba)

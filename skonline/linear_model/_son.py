@@ -31,7 +31,6 @@ from ._linear import (
     OnlineLinearClassifierMixin,
     OnlineLinearRegressorMixin,
     calibrate,
-    calibrated_probabilities,
     probabilities_from_scores,
 )
 from ._son_kernels import (
@@ -40,6 +39,7 @@ from ._son_kernels import (
     auto_mu,
     new_curvature,
     rms_scales,
+    running_target_means,
     son_pass,
     update_scales,
 )
@@ -96,13 +96,6 @@ def _soft_bound(scores, bound):
     if bound is None:
         return scores
     return (1.0 - SOFT_BOUND_SLOPE) * bound * np.tanh(scores / bound) + SOFT_BOUND_SLOPE * scores
-
-
-def _running_means(state, T):
-    """The mean of the targets before each row (0 before the first), as the pass sums them."""
-    sums = np.cumsum(np.concatenate([[state.target_sum], T[:, 0]]))
-    count = state.target_count + np.arange(T.shape[0])
-    return np.where(count > 0, sums[:-1] / np.maximum(count, 1), 0.0)
 
 
 def _scaled(X, scale):
@@ -412,7 +405,8 @@ class _BaseSON(OnlineLinearBase):
             bounded = _soft_bound(scores, self.bound)
             calibrate(state, new, bounded, T, sample_weight)
         if center and X.shape[0]:  # a regressor's predictions: the running mean added back
-            predictions = predictions + _running_means(state, T)[:, None]
+            _, means, _ = running_target_means(state.target_sum, state.target_count, T[:, 0])
+            predictions = predictions + means[:, None]
         # binary: the clipped prediction decides; multiclass: argmax of the unclipped
         # scores (clipped predictions tie at ±C)
         return new, predictions if predictions.shape[1] == 1 else scores
@@ -891,13 +885,11 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         proba : ndarray of shape (n_samples, n_classes)
             Probability of each class, in the order of ``classes_``.
         """
-        if self._fitted_state().drift is not None:  # two learners: their mixture
-            return self._mixture_proba(X)
+        proba = self._calibrated_proba(X)
+        if proba is not None:
+            return proba
         scores = self._raw_decision(X)
         state = self._state
-        if state.calibration is not None:
-            bounded = self._calibration_input(state, scores)
-            return calibrated_probabilities(state.calibration, bounded)
         if state.frozen.loss == "squared_error":
             p = (np.clip(scores, -1.0, 1.0) + 1.0) / 2.0
             if p.shape[1] == 1:

@@ -311,6 +311,22 @@ def _active_columns(
     return active
 
 
+def running_target_means(
+    target_sum: float, target_count: int, targets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The running target sums and the mean of the targets before each row.
+
+    ``center_target``'s rule, summed row after row (so any split of the stream
+    gives the same): ``sums`` (``n + 1``: before each row, then after the
+    last), ``means`` (the mean before each row, 0 where no target came yet)
+    and ``seen`` (whether one did).
+    """
+    sums = np.cumsum(np.concatenate([[target_sum], targets]))
+    count = target_count + np.arange(targets.shape[0])
+    seen = count > 0
+    return sums, np.where(seen, sums[:-1] / np.maximum(count, 1), 0.0), seen
+
+
 def son_pass(
     U: np.ndarray,
     curvature: CurvatureState,
@@ -390,9 +406,8 @@ def son_pass(
     offsets: float | np.ndarray = 0.0
     if target_mean is not None:
         target_sum, target_count = target_mean
-        sums = np.cumsum(np.concatenate([[target_sum], T[:, 0]]))
-        count = target_count + np.arange(T.shape[0])
-        offsets = np.where(count > 0, sums[:-1] / np.maximum(count, 1), T[:, 0])[:, None]
+        sums, means, seen = running_target_means(target_sum, target_count, T[:, 0])
+        offsets = np.where(seen, means, T[:, 0])[:, None]
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()  # the row loop scatters entries: duplicates must be summed

@@ -131,6 +131,16 @@ def test_gaussian_mixture_matches_the_numpy_transcription_for_any_split():
     assert got[4] == y.min() and got[5] == y.max()
 
 
+def test_mixture_pass_refuses_mismatched_shapes_before_its_compiled_loop():
+    p = np.zeros((5, 1))
+    with pytest.raises(ValueError, match="do not match"):
+        mixture_pass(np.zeros(4), p, p, p, np.ones(5))
+    with pytest.raises(ValueError, match="do not match"):
+        mixture_pass(None, p, np.zeros((4, 1)), p, np.ones(5))
+    with pytest.raises(ValueError, match="do not match"):
+        mixture_pass(None, p, p, p, np.ones(6))
+
+
 def test_least_squares_prequential_predictions_are_the_textbook_ones():
     """``x_tᵀ S'⁺ Σ_{s<t} γ^{t−s} y_s x_s`` with ``S' = Σ_{s<t} γ^{t−s} x_s x_sᵀ``."""
     X, y = _drifting("regression", n=200)
