@@ -953,11 +953,12 @@ class OnlineLinearClassifierMixin(_Engine):
         scores = self._decision(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def _calibrated_log_proba(self, X: Any) -> np.ndarray | None:
-        """The calibration map's log-probabilities (in log space), or None without a map.
+    def _calibrated_proba(self, X: Any, *, log: bool = False) -> np.ndarray | None:
+        """The calibration map's probabilities (``log``: their logs, computed in log space),
+        or None without a map (the family's link then).
 
-        With two learners (``forgetting_factor="auto"``), the log of their
-        probabilities mixed by :meth:`_mixture_weights`.
+        With two learners (``forgetting_factor="auto"``), their probabilities
+        mixed by :meth:`_mixture_weights` (rows sum to 1).
         """
         state = self._fitted_state()
         if state.calibration is None:
@@ -965,11 +966,15 @@ class OnlineLinearClassifierMixin(_Engine):
         weights = self._mixture_weights(state)
         if weights is None:
             scores = self._calibration_input(state, self._raw_decision(X))
-            return calibrated_log_probabilities(state.calibration, scores)
-        with np.errstate(divide="ignore"):  # a weight that underflowed to 0 adds nothing
-            log_weights = np.log(weights)
+            read = calibrated_log_probabilities if log else calibrated_probabilities
+            return read(state.calibration, scores)
         parts = self._learners_log_proba(state, X)
-        return logsumexp(np.stack(parts) + log_weights[:, None, None], axis=0)
+        if log:
+            with np.errstate(divide="ignore"):  # a weight that underflowed to 0 adds nothing
+                log_weights = np.log(weights)
+            return logsumexp(np.stack(parts) + log_weights[:, None, None], axis=0)
+        proba = weights[0] * np.exp(parts[0]) + weights[1] * np.exp(parts[1])
+        return proba / proba.sum(axis=1, keepdims=True)  # each entry <= 1 after rounding
 
     def _learners_log_proba(self, state: Any, X: Any) -> list[np.ndarray]:
         """Each learner's calibrated log-probabilities: ``state``'s, then ``state.drift``'s."""
@@ -981,29 +986,12 @@ class OnlineLinearClassifierMixin(_Engine):
             parts.append(calibrated_log_probabilities(learner.calibration, scores))
         return parts
 
-    def _calibrated_proba(self, X: Any) -> np.ndarray | None:
-        """The calibration map's probabilities, or None without a map (the family's link then).
-
-        With two learners (``forgetting_factor="auto"``), their probabilities
-        mixed by :meth:`_mixture_weights` (rows sum to 1).
-        """
-        state = self._fitted_state()
-        if state.calibration is None:
-            return None
-        weights = self._mixture_weights(state)
-        if weights is None:
-            scores = self._calibration_input(state, self._raw_decision(X))
-            return calibrated_probabilities(state.calibration, scores)
-        parts = self._learners_log_proba(state, X)
-        proba = weights[0] * np.exp(parts[0]) + weights[1] * np.exp(parts[1])
-        return proba / proba.sum(axis=1, keepdims=True)  # each entry <= 1 after rounding
-
     def _decision(self, X: Any) -> np.ndarray:
         """The (n, K) scores that decide: a binary Platt map's or a mixture's log-odds, else
         the raw ones (a mixture of several classes: its log-probabilities)."""
         state = self._fitted_state()
         if state.drift is not None and state.calibration is not None:  # two learners
-            log_proba = self._calibrated_log_proba(X)
+            log_proba = self._calibrated_proba(X, log=True)
             assert log_proba is not None  # a map exists
             if log_proba.shape[1] == 2:
                 return log_proba[:, 1:] - log_proba[:, :1]

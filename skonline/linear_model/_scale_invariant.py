@@ -734,7 +734,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
             Log-probability of each class, in the order of ``classes_``
             (``-inf`` where the probability is 0 in float64).
         """
-        log_proba = self._calibrated_log_proba(X)  # in log space: no log(0)
+        log_proba = self._calibrated_proba(X, log=True)  # in log space: no log(0)
         if log_proba is not None:
             return log_proba
         with np.errstate(divide="ignore"):

@@ -915,7 +915,7 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         log_proba : ndarray of shape (n_samples, n_classes)
             Log-probability of each class, in the order of ``classes_``.
         """
-        log_proba = self._calibrated_log_proba(X)  # in log space: no log(0)
+        log_proba = self._calibrated_proba(X, log=True)  # in log space: no log(0)
         if log_proba is not None:
             return log_proba
         with np.errstate(divide="ignore"):
