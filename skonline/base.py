@@ -219,9 +219,11 @@ class ParamRecord:
     def changes(self, estimator: Any) -> dict[str, tuple[Any, Any]]:
         """``{name: (recorded, current)}`` for every active parameter changed since."""
         changed = {}
+        mine, theirs = self.__dict__, estimator.__dict__  # parameters are plain attributes
         for name in self.active():
-            recorded, current = getattr(self, name), getattr(estimator, name)
-            if not _same_value(recorded, current):
+            recorded = mine[name]
+            current = theirs[name] if name in theirs else getattr(estimator, name)
+            if recorded is not current and not _same_value(recorded, current):
                 changed[name] = (recorded, current)
         return changed
 
@@ -337,8 +339,9 @@ class _Transaction:
         attributes = self.shadow.__dict__
         own = self.estimator.__dict__
         own.update(attributes)
-        for name in [name for name in own if name not in attributes]:
-            own.pop(name, None)  # forgotten by a reset (feature_names_in_)
+        if len(own) != len(attributes):  # own now holds every key of attributes, and more
+            for name in [name for name in own if name not in attributes]:
+                own.pop(name, None)  # forgotten by a reset (feature_names_in_)
 
 
 #: The display of a ``partial_fit`` below ``verbose=2``: shows nothing, so one serves all.
@@ -547,10 +550,13 @@ class OnlineEstimator(BaseEstimator):
 
         The live parameters that read-outs need are recorded on the way in (on a
         shallow copy: ``state`` may be the committed state of a call that learned
-        nothing).
+        nothing), unless the pass carried the record of the committed state and
+        no recorded value has changed since.
         """
-        state = shallow_replace(state, live=self._live_record.of(self))
         previous = self.__dict__.get("_state")
+        if previous is None or state.live is not previous.live or previous.live.changes(self):
+            state = shallow_replace(state, live=self._live_record.of(self))
+        # else the pass carried the last call's record, and its values are still current
         if not state_is_finite(state, previous):  # the compiled walk; names only on failure
             bad = _nonfinite_fields(state, previous) or ["the state"]
             raise FloatingPointError(
@@ -597,9 +603,9 @@ class OnlineEstimator(BaseEstimator):
         writes one summary line, from ``verbose=2`` only.
         """
         verbose = int(getattr(self, "verbose", 0) or 0)
-        name = type(self).__name__
         if call == "partial_fit" and verbose < 2:
             return _SILENT
+        name = type(self).__name__
         if call == "partial_fit":
             return Progress(
                 total,

@@ -429,10 +429,20 @@ def class_weighted(
     return sample_weight, new_counts
 
 
+#: The weights of a small batch without ``sample_weight`` (read-only, shared).
+_ONES = np.ones(64)
+_ONES.setflags(write=False)
+
+
 def _validate_sample_weight(X: Any, sample_weight: Any) -> np.ndarray:
-    """Non-negative, finite, not all zero and not too large to square."""
+    """Non-negative, finite, not all zero and not too large to square.
+
+    No weights: ones, for a small batch a read-only view of a shared array
+    (nothing writes into validated weights).
+    """
     if sample_weight is None:
-        return np.ones(X.shape[0])
+        n = X.shape[0]
+        return _ONES[:n] if n <= _ONES.shape[0] else np.ones(n)
     if (  # the common case in one compiled pass; anything else gets the full checks
         type(sample_weight) is np.ndarray
         and sample_weight.dtype == np.float64
@@ -453,7 +463,7 @@ def _all_known(y: np.ndarray, known: np.ndarray) -> bool:
 
     Only for labels that compare as ``known`` does (numbers with numbers,
     strings with strings); otherwise False, and the caller computes the
-    unseen labels the slow way. A few rows are looked up in a set of the
+    unseen labels the slow way. A few rows are looked up in the list of the
     known labels (Python's equality is NumPy's for numbers and strings).
     """
     kinds = y.dtype.kind + known.dtype.kind
@@ -462,7 +472,7 @@ def _all_known(y: np.ndarray, known: np.ndarray) -> bool:
     if not len(known):
         return False
     if y.shape[0] <= _FEW_ROWS:
-        labels = set(known.tolist())
+        labels = known.tolist()
         return all(label in labels for label in y.tolist())
     index = np.searchsorted(known, y)
     np.minimum(index, len(known) - 1, out=index)
