@@ -49,7 +49,7 @@ from ..base import (
     shallow_replace,
 )
 from ..utils._sklearn_compat import _check_sample_weight, _fit_context
-from ..utils._validation import all_finite, finite_range
+from ..utils._validation import finite_range
 from ._calibration_fast import gaussian_mixture_steps, platt_steps, temperature_steps
 
 if TYPE_CHECKING:
@@ -1052,9 +1052,11 @@ class OnlineLinearRegressorMixin(_Engine):
             y = np.asarray(y, dtype=np.float64)
         except (TypeError, ValueError) as err:
             raise ValueError(f"y must be numeric: {err}") from None
-        if not all_finite(y):
+        low, high, code = finite_range(y) if y.size else (0.0, 0.0, 0)  # one pass: both checks
+        if code:
             raise ValueError("y contains NaN or infinity.")
-        check_finite_magnitude(y, name="y", max_abs=MAX_ABS_VALUE)
+        if high > MAX_ABS_VALUE or -low > MAX_ABS_VALUE:
+            check_finite_magnitude(y, name="y", max_abs=MAX_ABS_VALUE)  # raises its message
         sw = _validate_sample_weight(X, sample_weight)
         return X, y, {"sample_weight": sw}
 
