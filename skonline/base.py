@@ -570,13 +570,18 @@ class OnlineEstimator(BaseEstimator):
     def _online_partial_fit(self, X: Any, y: Any = None, **fit_params: Any) -> Self:
         """One ordered online pass, committed only if the whole call succeeds."""
         with self._transaction() as est:
-            first_call = not est._is_initialized()
-            if not first_call:
-                est._check_frozen(est._state)
-            X, y, kwargs = est._validate_batch(X, y, first_call, **fit_params)
-            state = est._new_state(X, y, **kwargs) if first_call else est._state
-            with est._progress(X.shape[0], call="partial_fit") as progress:
+            state = est.__dict__.get("_state")  # None: the first call
+            if state is not None:
+                est._check_frozen(state)
+            X, y, kwargs = est._validate_batch(X, y, state is None, **fit_params)
+            if state is None:
+                state = est._new_state(X, y, **kwargs)
+            progress = est._progress(X.shape[0], call="partial_fit")
+            if progress is _SILENT:  # shows nothing: no display to open and close
                 est._commit(est._verbose_pass(state, X, y, progress=progress, **kwargs))
+            else:
+                with progress:
+                    est._commit(est._verbose_pass(state, X, y, progress=progress, **kwargs))
         return self
 
     def _online_fit(self, X: Any, y: Any = None, **fit_params: Any) -> Self:

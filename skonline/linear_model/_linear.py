@@ -472,8 +472,7 @@ def _all_known(y: np.ndarray, known: np.ndarray) -> bool:
     if not len(known):
         return False
     if y.shape[0] <= _FEW_ROWS:
-        labels = known.tolist()
-        return all(label in labels for label in y.tolist())
+        return all(map(known.tolist().__contains__, y.tolist()))
     index = np.searchsorted(known, y)
     np.minimum(index, len(known) - 1, out=index)
     return bool(np.all(known[index] == y))
