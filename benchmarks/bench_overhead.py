@@ -77,6 +77,16 @@ ESTIMATORS = {
     "RFDSONRegressor": (lambda: skonline.RFDSONRegressor(), "r"),
     "ScaleInvariantClassifier": (lambda: skonline.ScaleInvariantClassifier(), "c"),
     "ScaleInvariantRegressor": (lambda: skonline.ScaleInvariantRegressor(), "r"),
+    # the defaults above run two learners (forgetting_factor="auto"); one learner:
+    "ScaleInvariantClassifier (one learner)": (
+        lambda: skonline.ScaleInvariantClassifier(forgetting_factor=1.0),
+        "c",
+    ),
+    "ScaleInvariantRegressor (one learner)": (
+        lambda: skonline.ScaleInvariantRegressor(forgetting_factor=1.0),
+        "r",
+    ),
+    "RFDSONRegressor (one learner)": (lambda: skonline.RFDSONRegressor(forgetting_factor=1.0), "r"),
     "FrequentDirections": (lambda: skonline.FrequentDirections(), "t"),
     "RobustFrequentDirections": (lambda: skonline.RobustFrequentDirections(), "t"),
     "AdaptiveOnlinePCA": (lambda: skonline.AdaptiveOnlinePCA(n_components=2), "unit"),
