@@ -67,6 +67,27 @@ def resolve_variant(variant, n_features, fit_intercept):
     return "full" if n_features + int(fit_intercept) <= AUTO_FULL_MAX else "diagonal"
 
 
+#: ``potential_width="auto"``: Theorem 4.5's α for Algorithm 2 and the diagonal learner,
+#: and for Algorithm 1 (which needs α > 9/8: its κ(α) is infinite at 9/8) the former default.
+AUTO_WIDTH = {"algorithm_2": MIN_POTENTIAL_WIDTH, "algorithm_1": 1.5}
+
+
+def resolve_width(potential_width, kind):
+    """The α of a ``potential_width`` parameter for a state's pass ``kind`` (``_state_kind``).
+
+    ``"auto"`` is 9/8, the value Theorem 4.5 prefers, for Algorithm 2 and the
+    diagonal learner (``"full"``, ``"diagonal"``, ``"center_diagonal"``), and
+    1.5 for Algorithm 1 (``"coordinate"``, ``"center"``). Measured (17
+    classification streams, 5 row orders): 9/8 gives a lower prequential
+    log-loss than 1.5 on every stream (mean 0.224 → 0.215) at the same
+    accuracy (mean 0.9307 → 0.9304).
+    """
+    if potential_width != "auto":
+        return float(potential_width)
+    algorithm_1 = kind in ("coordinate", "center")
+    return AUTO_WIDTH["algorithm_1" if algorithm_1 else "algorithm_2"]
+
+
 def _state_kind(variant, center):
     """The pass of a resolved variant: "coordinate", "diagonal", their centred forms, "full"."""
     if variant == "full":
@@ -82,7 +103,7 @@ class ScaleInvariantFrozen(ParamRecord):
 
     variant: str
     loss: str
-    potential_width: float
+    potential_width: float | str
     fit_intercept: bool
     time_counter: str
     center: bool
@@ -127,7 +148,10 @@ class _BaseScaleInvariant(OnlineLinearBase):
     _parameter_constraints: ClassVar[dict] = {
         "verbose": ["verbose"],
         "variant": [StrOptions({"auto", "coordinate", "diagonal", "full"})],
-        "potential_width": [Interval(Real, MIN_POTENTIAL_WIDTH, None, closed="left")],
+        "potential_width": [
+            Interval(Real, MIN_POTENTIAL_WIDTH, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
         "fit_intercept": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
@@ -158,7 +182,11 @@ class _BaseScaleInvariant(OnlineLinearBase):
             variant = self._state.kind
         else:
             variant = resolve_variant(self.variant, X.shape[1], self.fit_intercept)
-        if variant == "coordinate" and self.potential_width <= MIN_POTENTIAL_WIDTH:
+        if (
+            variant == "coordinate"
+            and self.potential_width != "auto"
+            and self.potential_width <= MIN_POTENTIAL_WIDTH
+        ):
             raise ValueError(
                 "variant='coordinate' needs potential_width > 9/8 (got "
                 f"{self.potential_width}): its constant kappa = exp(1/(2(potential_width "
@@ -203,14 +231,14 @@ class _BaseScaleInvariant(OnlineLinearBase):
 
     def _learner_pass(self, state, X, T, sample_weight, forgetting):
         """One ordered pass of the state's learner over the rows, discounted by ``forgetting``."""
-        width = float(state.frozen.potential_width)
+        kind = _state_kind(state.kind, state.frozen.center)
+        width = resolve_width(state.frozen.potential_width, kind)
         common = {
             "potential_width": width,
             "loss": self._kernel_loss(state),
             "epsilon": self._epsilon(),
             "center_target": bool(getattr(state.frozen, "center_target", False)),
         }
-        kind = _state_kind(state.kind, state.frozen.center)
         new: Any  # the state class of the pass
         if kind == "full":
             # the least-squares read-out's own prequential predictions (a regressor's)
@@ -397,13 +425,16 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
-    potential_width : float, default=1.5
+    potential_width : float or "auto", default="auto"
         Kotłowski's ``α``, the width of the exponential potential
         ``exp(h²/(2α s²))`` (not a regularisation strength). The coordinate
         variant needs ``potential_width > 9/8`` (the constant
         ``κ = exp(1/(2(α − 9/8)))`` of Theorem 3.4 is infinite at 9/8), the
         full and diagonal variants ``potential_width >= 9/8`` (Lemma 4.3).
-        Larger values give smaller, more cautious weights.
+        Larger values give smaller, more cautious weights. ``"auto"``: 9/8,
+        the value Theorem 4.5 prefers, for the full and diagonal variants
+        (measured on 17 streams: a lower prequential log-loss than 1.5 on
+        every one, the same accuracy), 1.5 for the coordinate variant.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -635,7 +666,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         loss="log_loss",
         class_weight=None,
         calibration="temperature",
-        potential_width=1.5,
+        potential_width="auto",
         fit_intercept=True,
         max_iter=1,
         shuffle=False,
@@ -851,13 +882,16 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
-    potential_width : float, default=1.5
+    potential_width : float or "auto", default=1.5
         Kotłowski's ``α``, the width of the exponential potential
         ``exp(h²/(2α s²))`` (not a regularisation strength). The coordinate
         variant needs ``potential_width > 9/8`` (the constant
         ``κ = exp(1/(2(α − 9/8)))`` of Theorem 3.4 is infinite at 9/8), the
         full and diagonal variants ``potential_width >= 9/8`` (Lemma 4.3).
-        Larger values give smaller, more cautious weights.
+        Larger values give smaller, more cautious weights. ``"auto"``: 9/8
+        for the full and diagonal variants, 1.5 for the coordinate variant
+        (the classifier's default; the default least-squares read-out does
+        not depend on ``α``).
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 

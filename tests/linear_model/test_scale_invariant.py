@@ -1002,3 +1002,33 @@ def test_the_readout_ridge_is_invariant_to_per_feature_units_and_origins(seed):
     assert tol < 1e-3
     assert moved.n_mistakes_ == ref.n_mistakes_
     _assert_decisions_close(moved.decision_function(Xt), ref.decision_function(X), tol, moved, Xt)
+
+
+# ------------------------------------------------------ potential_width="auto"
+@pytest.mark.parametrize(
+    ("variant", "alpha"), [("full", 9 / 8), ("diagonal", 9 / 8), ("coordinate", 1.5)]
+)
+@pytest.mark.parametrize("estimator", [ScaleInvariantClassifier, ScaleInvariantRegressor])
+def test_auto_potential_width_is_nine_eighths_for_algorithm_2_and_1_5_for_algorithm_1(
+    estimator, variant, alpha
+):
+    # "auto" is exactly the explicit value of its learner: the same state, bit for bit
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:200, :8], y[:200]
+    if estimator is ScaleInvariantRegressor:
+        y = X[:, 0] * 2.0 + y
+    auto = estimator(variant=variant, potential_width="auto").fit(X, y)
+    explicit = estimator(variant=variant, potential_width=alpha).fit(X, y)
+    np.testing.assert_array_equal(auto.coef_, explicit.coef_)
+    np.testing.assert_array_equal(auto.intercept_, explicit.intercept_)
+    assert auto.cumulative_loss_ == explicit.cumulative_loss_
+    np.testing.assert_array_equal(auto.predict(X), explicit.predict(X))
+
+
+def test_classifier_default_potential_width_is_auto_and_runs_every_variant():
+    assert ScaleInvariantClassifier().potential_width == "auto"
+    X, y = load_wine(return_X_y=True)
+    for variant in ("full", "diagonal", "coordinate"):  # 9/8 would be refused by Algorithm 1
+        ScaleInvariantClassifier(variant=variant).fit(X, y).predict(X)
+    with pytest.raises(ValueError, match="potential_width"):
+        ScaleInvariantClassifier(potential_width="wide").fit(X, y)

@@ -345,7 +345,7 @@ def test_coef_and_intercept_are_the_linearised_next_prediction_in_raw_units(vari
     X, Y = _stream(300, 4, 7, spread=3.0, zeros=0.2, late=True)
     X[:, 1] += 50.0 * np.abs(X[:, 1]).max()  # far from 0: the full kernel's shift shows too
     est = ScaleInvariantClassifier(
-        variant=variant, time_counter=time_counter, forgetting_factor=1.0
+        variant=variant, time_counter=time_counter, forgetting_factor=1.0, potential_width=1.5
     )
     est.fit(X, (Y > 0).astype(int))
     X_aug = np.hstack([X, np.ones((len(X), 1))])
@@ -389,7 +389,8 @@ def test_sample_weight_feeds_the_clipped_weighted_gradient(variant, high):
     X_aug = np.hstack([X, np.ones((len(X), 1))])
     textbook = TEXTBOOKS[variant]
     preds = textbook(X_aug, Y, 1.5, weights=w)
-    est = ScaleInvariantClassifier(variant=variant).fit(X, (Y > 0).astype(int), sample_weight=w)
+    est = ScaleInvariantClassifier(variant=variant, potential_width=1.5)
+    est.fit(X, (Y > 0).astype(int), sample_weight=w)
     expected = float(w @ np.logaddexp(0.0, -Y * preds))
     condition = factor_condition(X) + factor_condition(X_aug, False) if variant == "full" else 1.0
     np.testing.assert_allclose(
