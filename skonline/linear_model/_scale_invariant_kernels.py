@@ -906,17 +906,27 @@ def _ridge_solve(state: FullState, lam: float, B: np.ndarray | None = None) -> n
 def _positive_solve(M: np.ndarray, H: np.ndarray) -> np.ndarray:
     """``M⁻¹H`` for the ridge's symmetric positive definite ``M = S + λD`` (``λ > 0``).
 
-    A Cholesky solve (LAPACK's ``dposv``, called directly): its rounding is
-    ``d·κ·ε`` with ``κ`` the condition number of the ``D``-scaled system,
-    as the SVD route's, at a tenth of the time (30-40 µs at ``d = 21``, and a
-    one-row call reads out twice per learner). Where rounding makes ``M``
-    numerically indefinite (``λ`` tiny beside a singular ``S``), the
-    minimum-norm least-squares solution.
+    A Cholesky solve (LAPACK's ``dposv``, called directly) at a tenth of the
+    SVD route's time (30-40 µs at ``d = 21``; a one-row call reads out twice
+    per learner). Its rounding is about ``ε`` over the smallest ratio of a
+    Cholesky pivot to its diagonal entry of ``M`` (the share of a
+    coordinate that the others do not explain); where that ratio is below
+    ``√ε`` (``λ`` tiny beside collinear columns, where the split of the
+    weight between the columns would be rounding noise) or the factorisation
+    fails, the minimum-norm least-squares solution (SVD), as before. With
+    the default ``readout_ridge`` the ratio stays above ``λ ≈ 10⁻⁵``.
     """
-    _, x, info = dposv(M, H)
+    c, x, info = dposv(M, H)
     if info == 0:
-        return x
+        diag = np.diagonal(M)
+        if np.all(np.diagonal(c) ** 2 >= _PIVOT_SHARE * diag):
+            return x
     return np.linalg.lstsq(M, H, rcond=None)[0]
+
+
+#: Smallest share of a diagonal entry of the ridge system that its Cholesky pivot
+#: may keep (√ε): below it the Cholesky solve hands over to the SVD route.
+_PIVOT_SHARE = math.sqrt(np.finfo(np.float64).eps)
 
 
 def _lstsq_solve(R: np.ndarray, B: np.ndarray, seen: np.ndarray) -> np.ndarray:

@@ -1032,3 +1032,36 @@ def test_classifier_default_potential_width_is_auto_and_runs_every_variant():
         ScaleInvariantClassifier(variant=variant).fit(X, y).predict(X)
     with pytest.raises(ValueError, match="potential_width"):
         ScaleInvariantClassifier(potential_width="wide").fit(X, y)
+
+
+# ------------------------------------------------------ the ridge's Cholesky solve
+def _ridge_system(lam, duplicate):
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((40, 6))
+    if duplicate:
+        A[:, 3] = A[:, 0]  # exactly collinear columns
+    S = A.T @ A
+    M = S + lam * np.diag(np.diag(S))
+    return M, A.T @ rng.standard_normal((40, 2))
+
+
+@pytest.mark.parametrize("lam", [1e-1, 1e-3, 1e-5])
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_ridge_cholesky_solve_agrees_with_the_svd_route(lam, duplicate):
+    # the Cholesky solve's rounding is about eps over its smallest pivot share (>= lam
+    # here): agreement within d * eps / lam relative to the solution
+    M, H = _ridge_system(lam, duplicate)
+    got = kernels._positive_solve(M, H)
+    expected = np.linalg.lstsq(M, H, rcond=None)[0]
+    tol = M.shape[0] * np.finfo(float).eps / lam
+    np.testing.assert_allclose(got, expected, rtol=0, atol=tol * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("lam", [1e-10, 1e-13, 1e-15])
+def test_ridge_solve_hands_over_to_the_svd_route_when_a_pivot_is_rounding(lam):
+    # a ridge too small beside collinear columns: the Cholesky pivot of the copy is below
+    # sqrt(eps) of its diagonal, and the minimum-norm least-squares solution is returned
+    M, H = _ridge_system(lam, duplicate=True)
+    np.testing.assert_array_equal(
+        kernels._positive_solve(M, H), np.linalg.lstsq(M, H, rcond=None)[0]
+    )
