@@ -67,9 +67,9 @@ def resolve_variant(variant, n_features, fit_intercept):
     return "full" if n_features + int(fit_intercept) <= AUTO_FULL_MAX else "diagonal"
 
 
-#: ``potential_width="auto"``: Theorem 4.5's α for Algorithm 2 and the diagonal learner,
-#: and for Algorithm 1 (which needs α > 9/8: its κ(α) is infinite at 9/8) the former default.
-AUTO_WIDTH = {"algorithm_2": MIN_POTENTIAL_WIDTH, "algorithm_1": 1.5}
+#: ``potential_width="auto"`` on Algorithm 1, which needs α > 9/8 (its κ(α) is infinite
+#: at 9/8): the former default. Algorithm 2 and the diagonal learner get 9/8.
+ALGORITHM_1_WIDTH = 1.5
 
 
 def resolve_width(potential_width, kind):
@@ -84,8 +84,7 @@ def resolve_width(potential_width, kind):
     """
     if potential_width != "auto":
         return float(potential_width)
-    algorithm_1 = kind in ("coordinate", "center")
-    return AUTO_WIDTH["algorithm_1" if algorithm_1 else "algorithm_2"]
+    return ALGORITHM_1_WIDTH if kind in ("coordinate", "center") else MIN_POTENTIAL_WIDTH
 
 
 def _state_kind(variant, center):
