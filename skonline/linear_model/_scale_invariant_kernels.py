@@ -112,6 +112,20 @@ MAX_CONDITION = 1e12
 #: The read-out's ridge (``readout_ridge``) fades out linearly and is gone after
 #: this many rows per coordinate seen (:func:`ridge_weight`).
 RIDGE_ROWS = 20.0
+#: With forgetting (``γ < 1``) a direction that no row refreshes (a feature
+#: that falls silent) decays as ``γ^t`` against the others until ``R``'s
+#: condition number passes ``MAX_CONDITION`` and every later batch would be
+#: refused. Every :func:`deflation_period` rows of the stream (counted from
+#: its start: the same rows for any split into calls) the full pass checks
+#: ``R``: past ``DEFLATE_CONDITION`` (LAPACK's estimate), the directions of
+#: ``S`` whose singular value in ``R`` fell below ``DEFLATE_KEEP`` times the
+#: largest are forgotten entirely (:func:`deflate`).
+DEFLATE_CONDITION = 1e8
+DEFLATE_KEEP = 1e-6
+#: The factor by which the decay may raise ``κ(R)`` between two checks
+#: (``√γ`` a row): a deflated factor (``κ ≤ 1/DEFLATE_KEEP``) stays far from
+#: ``MAX_CONDITION`` until the next check.
+DEFLATE_GROWTH = 1e2
 
 
 # ------------------------------------------------------------------ states
@@ -749,31 +763,44 @@ def full_pass(
             f"readout_predictions has shape {readout_predictions.shape}, the rows {len(sw)}"
         )
     carry = state.xy is not None and state.u is not None and readout_predictions is not None
-    stream = _stream(state, T, sw, potential_width, loss, epsilon, center_target)
     predictions = np.empty((len(sw), state.Z.shape[0]))
     dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else np.dtype(np.float64)
     storage_tol = (STORAGE_MARGIN * float(np.finfo(dtype).eps) / 2.0) ** 2
-    rank, has_ref, spread = full_pass_qr(
-        state.R,
-        state.Z,
-        state.gamma,
-        state.scale,
-        state.ref,
-        bool(state.has_ref),
-        state.fit_intercept,
-        int(state.rank),
-        _rows(X),
-        stream,
-        float(rank_tol),
-        storage_tol,
-        predictions,
-        float(forgetting),
-        state.xy,
-        state.u if carry else None,
-        readout_predictions if carry else None,
-    )
-    _finish(state, stream)
-    state.rank, state.has_ref = int(rank), bool(has_ref)
+    spread = 1.0
+    period = deflation_period(forgetting)
+    n = len(sw)
+    # the pass stops after each row whose number in the stream is a multiple of the period
+    ends = list(range(period - int(state.n_samples_seen) % period, n, period)) if period else []
+    start = 0
+    for end in [*ends, n]:
+        stream = _stream(state, T[start:end], sw[start:end], potential_width, loss, epsilon,
+                         center_target)  # fmt: skip
+        rank, has_ref, chunk_spread = full_pass_qr(
+            state.R,
+            state.Z,
+            state.gamma,
+            state.scale,
+            state.ref,
+            bool(state.has_ref),
+            state.fit_intercept,
+            int(state.rank),
+            _rows(X[start:end]),
+            stream,
+            float(rank_tol),
+            storage_tol,
+            predictions[start:end],
+            float(forgetting),
+            state.xy,
+            state.u if carry else None,
+            readout_predictions[start:end] if carry else None,  # type: ignore[index]
+        )
+        _finish(state, stream)
+        state.rank, state.has_ref = int(rank), bool(has_ref)
+        spread = max(spread, chunk_spread)
+        if end < n or (period and n and int(state.n_samples_seen) % period == 0):
+            if full_condition(state) > DEFLATE_CONDITION:
+                deflate(state)
+        start = end
     condition = max(spread, full_condition(state))
     if not condition <= MAX_CONDITION:
         raise FloatingPointError(
@@ -782,6 +809,94 @@ def full_pass(
             "resolve its smallest directions."
         )
     return state, predictions
+
+
+def deflation_period(forgetting: float) -> int:
+    """Rows between two checks of :func:`deflate` under ``forgetting`` (0: never).
+
+    ``γ^(P/2) ≥ 1 / DEFLATE_GROWTH``: over ``P`` rows a direction without data
+    loses at most that factor of its singular value against the others.
+    """
+    if forgetting >= 1.0:
+        return 0
+    return max(1, int(2.0 * math.log(DEFLATE_GROWTH) / -math.log(forgetting)))
+
+
+def _echelon_pivots(M: np.ndarray, tol: float = 1e-10) -> np.ndarray | None:
+    """The columns where the rank of ``M[:, :j+1]`` grows (``None`` unless ``M.shape[0]`` do).
+
+    Gram–Schmidt over the columns, in order, reorthogonalised once: a column
+    is a pivot when its remainder keeps more than ``tol`` of its norm.
+    """
+    r = M.shape[0]
+    basis = np.zeros((r, r))
+    pivots: list[int] = []
+    for j in range(M.shape[1]):
+        column = M[:, j]
+        norm = float(np.linalg.norm(column))
+        if norm == 0.0:
+            continue
+        B = basis[:, : len(pivots)]
+        rest = column - B @ (B.T @ column)
+        rest -= B @ (B.T @ rest)
+        left = float(np.linalg.norm(rest))
+        if left > tol * norm:
+            basis[:, len(pivots)] = rest / left
+            pivots.append(j)
+            if len(pivots) == r:
+                return np.array(pivots, dtype=np.intp)
+    return None
+
+
+def deflate(state: FullState) -> bool:
+    """Forget the directions of ``S = RᵀR`` that decayed below ``DEFLATE_KEEP`` (in place).
+
+    With ``R[piv] = U diag(σ) Vᵀ`` (``piv`` the non-zero rows), the directions
+    ``v_i`` with ``σ_i < DEFLATE_KEEP · σ_1`` leave ``S`` (``S' = Σ_kept σ_i²
+    v_i v_iᵀ``), and the learner's sums ``h_k = Rᵀz_k`` and ``xy`` are
+    projected on the kept directions: as if the rows had never had a part
+    along the others (a feature silent for long enough is forgotten, and
+    counts as a new direction when it comes back). ``R`` is rebuilt in the
+    pass's echelon form (a row is zero or starts at its diagonal entry),
+    ``z_k = R⁻ᵀh_k`` and ``u = R⁻ᵀxy`` are solved again on it, ``rank``
+    drops to the directions kept; ``Γ`` is unchanged. Returns whether
+    anything was dropped (``state`` is untouched otherwise, and when the new
+    factor cannot be built).
+    """
+    R = state.R
+    piv = np.flatnonzero(np.diag(R) != 0.0)
+    if piv.size < 2:
+        return False
+    _, sigma, Vt = np.linalg.svd(R[piv], full_matrices=False)
+    keep = sigma >= DEFLATE_KEEP * sigma[0]
+    if keep.all():
+        return False
+    V = Vt[keep]
+    M = sigma[keep, None] * V  # MᵀM = S without the forgotten directions
+    pivots = _echelon_pivots(M)
+    if pivots is None:
+        return False
+    Q, _ = np.linalg.qr(M[:, pivots])
+    new_R = np.zeros_like(R)
+    new_R[pivots] = Q.T @ M
+    new_R = np.triu(new_R)  # the entries left of each pivot are rounding: exact zeros
+    square = new_R[np.ix_(pivots, pivots)]
+    project = V.T @ V
+    H = (state.Z @ R) @ project
+    Z = np.zeros_like(state.Z)
+    if Z.shape[0]:
+        Z[:, pivots] = _triangular_solve(square, np.ascontiguousarray(H[:, pivots].T), True).T
+    if state.xy is not None:
+        xy = project @ state.xy
+        if state.u is not None:
+            u = np.zeros_like(state.u)
+            u[pivots] = _triangular_solve(square, xy[pivots, None], True)[:, 0]
+            state.u[:] = u
+        state.xy[:] = xy
+    state.R[:] = new_R
+    state.Z[:] = Z
+    state.rank = int(pivots.size)
+    return True
 
 
 def _principal(R: np.ndarray, piv: np.ndarray) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Forgetting (``forgetting_factor``) of the linear learners: drifting streams."""
 
+import itertools
 import pickle
 
 import numpy as np
@@ -7,6 +8,16 @@ import pytest
 
 import skonline
 from skonline.datasets import make_drifting_stream
+from skonline.linear_model import _scale_invariant_kernels as _sik
+from skonline.linear_model._scale_invariant_kernels import (
+    DEFLATE_CONDITION,
+    DEFLATE_GROWTH,
+    DEFLATE_KEEP,
+    MAX_CONDITION,
+    deflate,
+    deflation_period,
+    full_condition,
+)
 from skonline.linear_model._son_kernels import new_curvature, son_pass
 
 LEARNERS = [
@@ -180,31 +191,122 @@ def test_switching_a_lazily_discounted_learner_to_one_takes_the_discount_in():
     assert switched.score(X[1200:], y[1200:]) > 0.9
 
 
-@pytest.mark.parametrize("task", ["regression", "classification"])
-def test_auto_takes_every_batch_the_papers_learner_takes(task):
-    """A feature silent after row 50: its direction decays in the discounted factor until
-    the condition number passes MAX_CONDITION (about 2600 rows at 0.98, 11000 at 0.995),
-    where the discounted learner alone raises FloatingPointError. The mixture restarts it
-    as a copy of the paper's learner instead: no batch is refused."""
-    rng = np.random.default_rng(0)
-    n = 3000 if task == "regression" else 12000
+def _silent_feature_stream(task, n, silent=(50, None), seed=0):
+    """Four features; the last is 0 on the rows ``silent[0]:silent[1]``."""
+    rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, 4))
-    X[50:, 3] = 0.0
+    X[silent[0] : silent[1], 3] = 0.0
     y = X @ np.array([1.0, -2.0, 0.5, 3.0]) + 0.1 * rng.standard_normal(n)
     if task == "regression":
-        Est, kw = skonline.ScaleInvariantRegressor, {}
-    else:
-        Est, kw, y = skonline.ScaleInvariantClassifier, {"classes": [0, 1]}, (y > 0).astype(int)
-    alone = Est(forgetting_factor=Est._auto_forgetting)
-    refused = 0
-    for i in range(0, n, 100):
-        try:
-            alone.partial_fit(X[i : i + 100], y[i : i + 100], **kw)
-        except FloatingPointError:
-            refused += 1
-    assert refused > 0  # the failure the mixture must absorb
-    auto = Est(forgetting_factor="auto")
-    for i in range(0, n, 100):
-        auto.partial_fit(X[i : i + 100], y[i : i + 100], **kw)
-    assert auto.n_samples_seen_ == n and auto._state.drift is not None
-    assert auto.score(X[-1000:], y[-1000:]) > 0.9
+        return X, y, skonline.ScaleInvariantRegressor, {}
+    return X, (y > 0).astype(int), skonline.ScaleInvariantClassifier, {"classes": [0, 1]}
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_discounted_algorithm_2_takes_every_batch_after_a_feature_falls_silent(task):
+    """A feature silent after row 50: its direction decays in the discounted factor (until
+    the condition number passed MAX_CONDITION, about 2600 rows at 0.98 and 11000 at 0.995,
+    every batch was refused). The periodic deflation forgets the decayed direction instead:
+    the discounted learner alone and the mixture take every batch and keep learning."""
+    n = 3000 if task == "regression" else 12000
+    X, y, Est, kw = _silent_feature_stream(task, n)
+    for forgetting in (Est._auto_forgetting, "auto"):
+        est = Est(forgetting_factor=forgetting)
+        for i in range(0, n, 100):
+            est.partial_fit(X[i : i + 100], y[i : i + 100], **kw)
+        assert est.n_samples_seen_ == n
+        assert est.score(X[-1000:], y[-1000:]) > 0.9
+        learner = est._state if forgetting != "auto" else est._state.drift
+        # the silent direction is gone from the discounted factor: one rank less
+        assert learner.rank == 4
+        assert full_condition(learner) < MAX_CONDITION / DEFLATE_GROWTH
+        if forgetting == "auto":
+            assert est._state.rank == 5  # the paper's learner keeps every direction
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_deflation_is_split_invariant(task):
+    # the checks fall on rows counted from the stream's start, whatever the calls
+    X, y, Est, kw = _silent_feature_stream(task, 2500, silent=(100, 2000))
+    one = Est(forgetting_factor=0.98).partial_fit(X, y, **kw)
+    parts = Est(forgetting_factor=0.98)
+    cuts = np.r_[0, np.sort(np.random.default_rng(1).choice(np.arange(1, 2500), 40, False)), 2500]
+    for a, b in itertools.pairwise(cuts):
+        parts.partial_fit(X[a:b], y[a:b], **kw)
+    assert one._state.rank == parts._state.rank
+    for name in ("R", "Z", "gamma", "xy", "u"):
+        a, b = getattr(one._state, name), getattr(parts._state, name)
+        if a is None:
+            assert b is None
+        else:
+            np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(one.coef_, parts.coef_)
+
+
+def test_a_forgotten_feature_is_learned_again_when_it_returns():
+    X, y, Est, _ = _silent_feature_stream("regression", 6000, silent=(200, 3000))
+    est = Est(forgetting_factor=0.98)
+    ranks = []
+    for i in range(0, 6000, 100):
+        est.partial_fit(X[i : i + 100], y[i : i + 100])
+        ranks.append(est._state.rank)
+    assert min(ranks) == 4 and ranks[-1] == 5  # dropped while silent, back after
+    np.testing.assert_allclose(est.coef_, [1.0, -2.0, 0.5, 3.0], atol=0.05)
+
+
+def test_deflate_keeps_the_kept_directions_and_the_learner_sums(monkeypatch):
+    X, y, Est, _ = _silent_feature_stream("regression", 3000, silent=(100, None))
+    est = Est(forgetting_factor=0.98, readout="least_squares")
+    # the state the pass would deflate: its own checks off while the silent direction decays
+    monkeypatch.setattr(_sik, "DEFLATE_CONDITION", np.inf)
+    for i in range(0, 3000, 100):
+        est.partial_fit(X[i : i + 100], y[i : i + 100])
+        if full_condition(est._state) > DEFLATE_CONDITION:
+            break
+    state = est._state
+    assert full_condition(state) > DEFLATE_CONDITION
+    before = _copy_full(state)
+    assert deflate(state)
+    piv = np.flatnonzero(np.diag(before.R) != 0.0)
+    _, sigma, Vt = np.linalg.svd(before.R[piv], full_matrices=False)
+    keep = sigma >= DEFLATE_KEEP * sigma[0]
+    assert 0 < keep.sum() < keep.size and state.rank == keep.sum()
+    V = Vt[keep]
+    S_kept = V.T @ (sigma[keep, None] ** 2 * V)
+    d = state.R.shape[0]
+    eps = np.finfo(np.float64).eps
+    scale = sigma[0] ** 2
+    # the rebuilt factor: S without the forgotten directions, in echelon form
+    np.testing.assert_allclose(state.R.T @ state.R, S_kept, rtol=0, atol=10 * d * eps * scale)
+    for j in range(d):
+        row = state.R[j]
+        assert np.all(row[:j] == 0.0)
+        assert (row[j] != 0.0) == np.any(row != 0.0)
+    # the sums: h and xy projected on the kept directions (h = Rᵀz, xy = Rᵀu)
+    project = V.T @ V
+    h_before = before.Z @ before.R
+    np.testing.assert_allclose(
+        state.Z @ state.R, h_before @ project, rtol=0, atol=1e3 * d * eps * np.abs(h_before).max()
+    )
+    np.testing.assert_allclose(
+        state.xy, project @ before.xy, rtol=0, atol=1e3 * d * eps * np.abs(before.xy).max()
+    )
+    np.testing.assert_allclose(
+        state.R.T @ state.u, state.xy, rtol=0, atol=1e3 * d * eps * np.abs(before.xy).max()
+    )
+    np.testing.assert_array_equal(state.gamma, before.gamma)  # Γ is the learner's, unchanged
+
+
+def test_deflation_period():
+    assert deflation_period(1.0) == 0
+    for gamma in (0.5, 0.9, 0.98, 0.999):
+        period = deflation_period(gamma)
+        # over one period a silent direction loses at most DEFLATE_GROWTH against the others
+        assert gamma ** (period / 2) >= 1 / DEFLATE_GROWTH > gamma ** ((period + 1) / 2)
+    assert deflation_period(1e-6) == 1
+
+
+def _copy_full(state):
+    from skonline.base import copy_arrays
+
+    return copy_arrays(state, ())
