@@ -541,9 +541,10 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
         learner when ``"auto"`` is first in use); predictions mix the two by
         their prequential losses (a Bayes mixture: a classifier's by the log-
         loss of each learner's calibrated probabilities, a regressor's by
-        :func:`mixture_pass`). Where the discounted learner's pass fails
-        (``FloatingPointError``: a direction without data for long enough
-        decays until its statistics are too ill-conditioned), it restarts as
+        :func:`mixture_pass`). Where the discounted learner's pass still fails
+        (``FloatingPointError``: statistics too ill-conditioned; the families
+        forget a direction that decays without data, but a learner without
+        that rule, or data at the edge of float64, may get there), it restarts as
         a copy of the learner after the call, with even evidence: a call that
         the paper's learner can take never fails for the second one; the
         restart falls at the end of the call, so only there does the split of
@@ -566,9 +567,8 @@ class OnlineLinearBase(OnlineLossMixin, OnlineEstimator):
             new_drift, drift_decided = self._learner_pass(drift, X, T, sample_weight, gamma)
             restarted = False
         except FloatingPointError:
-            # the discounted statistics became too ill-conditioned (a direction without
-            # data for long enough decays against the others, where the paper's learner
-            # keeps it): the discounted learner restarts as a copy of the paper's, and
+            # the discounted statistics became too ill-conditioned (where the paper's
+            # learner's are not): the discounted learner restarts as a copy of the paper's, and
             # the mixture's evidence between the two restarts from even (plus the prior)
             new_drift = shallow_replace(new, drift=None, mixture=None)
             drift_decided, restarted = decided, True

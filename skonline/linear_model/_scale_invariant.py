@@ -524,7 +524,10 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         ``1/(1 − γ)`` rows; ``variant="full"`` or ``"diagonal"`` with
         ``center=False`` only; the diagonal learner's discount is lazy, so a
         row still costs ``O(K · nnz)``); ``1.0`` is the paper's algorithm, bit
-        for bit.
+        for bit. With ``variant="full"``, a direction that no row refreshes
+        (a feature that falls silent) is forgotten once it has decayed below
+        ``1e-6`` of the strongest one, instead of making the factor too
+        ill-conditioned to take more rows (user guide, "Drifting streams").
         ``"auto"``: two learners side by side, the paper's (``1.0``) and one
         discounted by ``0.995`` (a memory of about 200 rows), and
         :meth:`predict_proba` mixes their calibrated probabilities with
@@ -975,7 +978,11 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         ``1/(1 − γ)`` rows; ``variant="full"`` or ``"diagonal"`` with
         ``center=False`` only), and the least-squares read-out's
         ``Σ_t y_t x_t`` with them: the read-out is then recursive least
-        squares with exponential forgetting. ``1.0``: the paper's algorithm,
+        squares with exponential forgetting. With ``variant="full"``, a
+        direction that no row refreshes (a feature that falls silent) is
+        forgotten once it has decayed below ``1e-6`` of the strongest one,
+        instead of making the factor too ill-conditioned to take more rows
+        (user guide, "Drifting streams"). ``1.0``: the paper's algorithm,
         bit for bit. ``"auto"``: two learners side by side, undiscounted and
         discounted by ``0.98`` (a memory of about 50 rows), and
         :meth:`predict` mixes their read-outs with weights ``∝ exp(−L)``, ``L``

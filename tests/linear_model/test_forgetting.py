@@ -310,3 +310,27 @@ def _copy_full(state):
     from skonline.base import copy_arrays
 
     return copy_arrays(state, ())
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_auto_restarts_a_discounted_learner_whose_pass_fails(task, monkeypatch):
+    """The safety net under the deflation: with the checks off, the discounted learner alone
+    refuses batches once the silent direction has decayed; the mixture restarts it as a copy
+    of the paper's learner instead, so no batch is refused."""
+    monkeypatch.setattr(_sik, "DEFLATE_CONDITION", np.inf)
+    n = 3000 if task == "regression" else 12000
+    X, y, Est, kw = _silent_feature_stream(task, n)
+    alone = Est(forgetting_factor=Est._auto_forgetting)
+    refused = 0
+    for i in range(0, n, 100):
+        try:
+            alone.partial_fit(X[i : i + 100], y[i : i + 100], **kw)
+        except FloatingPointError:
+            refused += 1
+    assert refused > 0  # the failure the mixture must absorb
+    auto = Est(forgetting_factor="auto")
+    for i in range(0, n, 100):
+        auto.partial_fit(X[i : i + 100], y[i : i + 100], **kw)
+    assert auto.n_samples_seen_ == n and auto._state.drift is not None
+    assert auto._state.drift.rank == 5  # restarted from the paper's learner: nothing deflated
+    assert auto.score(X[-1000:], y[-1000:]) > 0.9
