@@ -296,6 +296,9 @@ def _active_columns(
     if not sp.issparse(X) or curvature.kind != "sketch":
         return None
     used = np.zeros(n_coords, dtype=bool)
+    used[X.indices] = True
+    if np.count_nonzero(used) > ACTIVE_FRACTION * n_coords:
+        return None  # the rows alone touch too many columns: no need to read the basis
     if curvature.columns is not None:
         used[curvature.columns] = True
     else:
@@ -408,9 +411,11 @@ def son_pass(
         target_sum, target_count = target_mean
         sums, means, seen = running_target_means(target_sum, target_count, T[:, 0])
         offsets = np.where(seen, means, T[:, 0])[:, None]
-    if sp.issparse(X):
+    if sp.issparse(X) and not (
+        X.format == "csr" and X.dtype == np.float64 and X.has_canonical_format
+    ):  # the row loop scatters entries: duplicates must be summed (in a copy)
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-        X.sum_duplicates()  # the row loop scatters entries: duplicates must be summed
+        X.sum_duplicates()
     U = np.array(U, dtype=np.float64, order="C", copy=True)
     n_coords = U.shape[1]
     active = _active_columns(curvature, X, n_coords, intercept)
