@@ -117,15 +117,23 @@ RIDGE_ROWS = 20.0
 #: condition number passes ``MAX_CONDITION`` and every later batch would be
 #: refused. Every :func:`deflation_period` rows of the stream (counted from
 #: its start: the same rows for any split into calls) the full pass checks
-#: ``R``: past ``DEFLATE_CONDITION`` (LAPACK's estimate), the directions of
-#: ``S`` whose singular value in ``R`` fell below ``DEFLATE_KEEP`` times the
-#: largest are forgotten entirely (:func:`deflate`).
-DEFLATE_CONDITION = 1e8
-DEFLATE_KEEP = 1e-6
+#: ``R``: past ``DEFLATE_CONDITION`` (LAPACK's estimate, as the pass's own
+#: limit), within ``MAX_CONDITION / DEFLATE_CONDITION`` of being refused, the
+#: directions of ``S`` whose singular value in ``R`` fell below
+#: ``DEFLATE_KEEP`` times the largest are forgotten entirely (:func:`deflate`).
+#: Data whose own condition number stays below ``DEFLATE_CONDITION`` (nearly
+#: collinear features included) are never deflated.
+DEFLATE_CONDITION = 1e10
+DEFLATE_KEEP = 1e-8
 #: The factor by which the decay may raise ``κ(R)`` between two checks
-#: (``√γ`` a row): a deflated factor (``κ ≤ 1/DEFLATE_KEEP``) stays far from
-#: ``MAX_CONDITION`` until the next check.
-DEFLATE_GROWTH = 1e2
+#: (``√γ`` a row): a factor checked at most ``DEFLATE_CONDITION`` stays below
+#: ``MAX_CONDITION / 10`` until the next check.
+DEFLATE_GROWTH = 10.0
+#: A column of the kept directions is a pivot of the rebuilt factor when its
+#: remainder keeps more than this fraction of the largest singular value: a
+#: remainder of rounding size (a silent coordinate whose internal value is 0)
+#: would make a pivot of that size, and the triangular solves on it useless.
+PIVOT_TOL = 1e-10
 
 
 # ------------------------------------------------------------------ states
@@ -822,46 +830,46 @@ def deflation_period(forgetting: float) -> int:
     return max(1, int(2.0 * math.log(DEFLATE_GROWTH) / -math.log(forgetting)))
 
 
-def _echelon_pivots(M: np.ndarray, tol: float = 1e-10) -> np.ndarray | None:
-    """The columns where the rank of ``M[:, :j+1]`` grows (``None`` unless ``M.shape[0]`` do).
+def _echelon_pivots(M: np.ndarray, size: float) -> np.ndarray:
+    """The columns where the rank of ``M[:, :j+1]`` grows by more than ``PIVOT_TOL · size``.
 
     Gram–Schmidt over the columns, in order, reorthogonalised once: a column
-    is a pivot when its remainder keeps more than ``tol`` of its norm.
+    is a pivot when its remainder keeps more than ``PIVOT_TOL · size``
+    (``size``: ``M``'s largest singular value); at most ``M.shape[0]`` of them.
     """
     r = M.shape[0]
     basis = np.zeros((r, r))
     pivots: list[int] = []
     for j in range(M.shape[1]):
-        column = M[:, j]
-        norm = float(np.linalg.norm(column))
-        if norm == 0.0:
-            continue
         B = basis[:, : len(pivots)]
-        rest = column - B @ (B.T @ column)
+        rest = M[:, j] - B @ (B.T @ M[:, j])
         rest -= B @ (B.T @ rest)
         left = float(np.linalg.norm(rest))
-        if left > tol * norm:
+        if left > PIVOT_TOL * size:
             basis[:, len(pivots)] = rest / left
             pivots.append(j)
             if len(pivots) == r:
-                return np.array(pivots, dtype=np.intp)
-    return None
+                break
+    return np.array(pivots, dtype=np.intp)
 
 
 def deflate(state: FullState) -> bool:
     """Forget the directions of ``S = RᵀR`` that decayed below ``DEFLATE_KEEP`` (in place).
 
     With ``R[piv] = U diag(σ) Vᵀ`` (``piv`` the non-zero rows), the directions
-    ``v_i`` with ``σ_i < DEFLATE_KEEP · σ_1`` leave ``S`` (``S' = Σ_kept σ_i²
-    v_i v_iᵀ``), and the learner's sums ``h_k = Rᵀz_k`` and ``xy`` are
-    projected on the kept directions: as if the rows had never had a part
-    along the others (a feature silent for long enough is forgotten, and
-    counts as a new direction when it comes back). ``R`` is rebuilt in the
-    pass's echelon form (a row is zero or starts at its diagonal entry),
-    ``z_k = R⁻ᵀh_k`` and ``u = R⁻ᵀxy`` are solved again on it, ``rank``
-    drops to the directions kept; ``Γ`` is unchanged. Returns whether
-    anything was dropped (``state`` is untouched otherwise, and when the new
-    factor cannot be built).
+    ``v_i`` with ``σ_i < DEFLATE_KEEP · σ_1`` leave ``S``. ``R`` is rebuilt in
+    the pass's echelon form (a row is zero or starts at its diagonal entry)
+    from the others, ``M = diag(σ) Vᵀ`` over the kept ones: its rows are
+    ``QᵀM`` with ``Q`` the orthonormal factor of ``M``'s pivot columns
+    (:func:`_echelon_pivots`), so ``RᵀR = MᵀM`` up to the parts of ``M``
+    outside those columns' span (below ``PIVOT_TOL · σ_1``). The learner's
+    sums ``h_k = Rᵀz_k`` and ``xy`` are projected on the new factor's row
+    space, as if the rows had never had a part along the forgotten
+    directions (a feature silent for long enough is forgotten, and counts as
+    a new direction when it comes back); ``z_k = R⁻ᵀh_k`` and ``u = R⁻ᵀxy``
+    are solved again, ``rank`` is the number of pivots, ``Γ`` is unchanged.
+    Returns whether the state changed: nothing to drop, or a rebuilt factor
+    not better conditioned than ``DEFLATE_CONDITION``, leaves it untouched.
     """
     R = state.R
     piv = np.flatnonzero(np.diag(R) != 0.0)
@@ -871,27 +879,28 @@ def deflate(state: FullState) -> bool:
     keep = sigma >= DEFLATE_KEEP * sigma[0]
     if keep.all():
         return False
-    V = Vt[keep]
-    M = sigma[keep, None] * V  # MᵀM = S without the forgotten directions
-    pivots = _echelon_pivots(M)
-    if pivots is None:
+    M = sigma[keep, None] * Vt[keep]  # MᵀM = S without the forgotten directions
+    pivots = _echelon_pivots(M, float(sigma[0]))
+    if pivots.size == 0:
         return False
     Q, _ = np.linalg.qr(M[:, pivots])
-    new_R = np.zeros_like(R)
-    new_R[pivots] = Q.T @ M
-    new_R = np.triu(new_R)  # the entries left of each pivot are rounding: exact zeros
+    rows = np.zeros((R.shape[0], R.shape[1]))
+    rows[pivots] = Q.T @ M
+    new_R = np.triu(rows)  # the entries left of each pivot are rounding: exact zeros
     square = new_R[np.ix_(pivots, pivots)]
-    project = V.T @ V
-    H = (state.Z @ R) @ project
+    rcond = triangular_rcond(np.asfortranarray(square))
+    if not rcond * DEFLATE_CONDITION > 1.0:
+        return False
+    basis = np.linalg.qr(new_R[pivots].T)[0]  # the new factor's row space
+    H = ((state.Z @ R) @ basis) @ basis.T
     Z = np.zeros_like(state.Z)
     if Z.shape[0]:
         Z[:, pivots] = _triangular_solve(square, np.ascontiguousarray(H[:, pivots].T), True).T
     if state.xy is not None:
-        xy = project @ state.xy
+        xy = basis @ (basis.T @ state.xy)
         if state.u is not None:
-            u = np.zeros_like(state.u)
-            u[pivots] = _triangular_solve(square, xy[pivots, None], True)[:, 0]
-            state.u[:] = u
+            state.u[:] = 0.0
+            state.u[pivots] = _triangular_solve(square, xy[pivots, None], True)[:, 0]
         state.xy[:] = xy
     state.R[:] = new_R
     state.Z[:] = Z

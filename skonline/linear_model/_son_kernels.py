@@ -412,8 +412,11 @@ def son_pass(
         sums, means, seen = running_target_means(target_sum, target_count, T[:, 0])
         offsets = np.where(seen, means, T[:, 0])[:, None]
     if sp.issparse(X) and not (
-        X.format == "csr" and X.dtype == np.float64 and X.has_canonical_format
-    ):  # the row loop scatters entries: duplicates must be summed (in a copy)
+        X.format == "csr"
+        and X.dtype == np.float64
+        and all(a.flags.c_contiguous for a in (X.data, X.indices, X.indptr))
+        and X.has_canonical_format
+    ):  # the row loop scatters entries: duplicates must be summed (in a contiguous copy)
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()
     U = np.array(U, dtype=np.float64, order="C", copy=True)

@@ -334,3 +334,61 @@ def test_auto_restarts_a_discounted_learner_whose_pass_fails(task, monkeypatch):
     assert auto.n_samples_seen_ == n and auto._state.drift is not None
     assert auto._state.drift.rank == 5  # restarted from the paper's learner: nothing deflated
     assert auto.score(X[-1000:], y[-1000:]) > 0.9
+
+
+@pytest.mark.parametrize(
+    "case", ["no intercept", "zero in the first row", "three classes", "float32", "one-hot"]
+)
+def test_deflation_of_a_coordinate_whose_internal_value_is_zero(case):
+    """A silent coordinate whose internal value is exactly 0 (no intercept, or 0 in the first
+    row, the origin of the internal coordinates) leaves a rounding-sized column in the kept
+    directions: it must not become a pivot of the rebuilt factor (found by review: a pivot
+    of 1e-19 and every later batch refused)."""
+    rng = np.random.default_rng(0)
+    n = 4000
+    X = rng.standard_normal((n, 4))
+    if case == "one-hot":  # a category that stops appearing; the first row is another one
+        X[:, 3] = (rng.random(n) < 0.3).astype(float)
+        X[0, 3] = 0.0
+    X[150:, 3] = 0.0
+    if case != "no intercept":
+        X[0, 3] = 0.0
+    y = X @ np.array([1.0, -2.0, 0.5, 3.0])
+    kw = {"fit_intercept": case != "no intercept"}
+    if case == "float32":
+        X = X.astype(np.float32)
+    if case == "three classes":
+        est, fit = skonline.ScaleInvariantClassifier(forgetting_factor=0.98), {"classes": [0, 1, 2]}
+        y = np.digitize(y, [-1.0, 1.0])
+    else:
+        est, fit = skonline.ScaleInvariantRegressor(forgetting_factor=0.98, **kw), {}
+    ranks = []
+    for i in range(0, n, 100):
+        est.partial_fit(X[i : i + 100], y[i : i + 100], **fit)  # none refused
+        ranks.append(est._state.rank)
+        assert full_condition(est._state) < MAX_CONDITION / DEFLATE_GROWTH
+    assert min(ranks) == max(ranks) - 1  # the silent direction left the factor
+
+
+def test_nearly_collinear_features_are_not_deflated(monkeypatch):
+    """Data whose own condition number stays below DEFLATE_CONDITION: a weak but live
+    direction (x2 = x1 + 1e-9 noise, the target along x2 − x1) keeps its place, so the
+    model is the one without any deflation check, bit for bit."""
+    rng = np.random.default_rng(0)
+    x1 = rng.standard_normal(3000)
+    X = np.c_[x1, x1 + 1e-9 * rng.standard_normal(3000), rng.standard_normal(3000)]
+    y = (
+        X @ np.array([1.0, 1.0, -1.0])
+        + 1e3 * (X[:, 1] - X[:, 0])
+        + 0.01 * rng.standard_normal(3000)
+    )
+    models = []
+    for condition in (DEFLATE_CONDITION, np.inf):
+        monkeypatch.setattr(_sik, "DEFLATE_CONDITION", condition)
+        model = skonline.ScaleInvariantRegressor(forgetting_factor=0.98)
+        for i in range(0, 3000, 100):
+            model.partial_fit(X[i : i + 100], y[i : i + 100])
+        models.append(model)
+    checked, unchecked = models
+    np.testing.assert_array_equal(checked._state.R, unchecked._state.R)
+    np.testing.assert_array_equal(checked.coef_, unchecked.coef_)
