@@ -526,7 +526,7 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
         row still costs ``O(K · nnz)``); ``1.0`` is the paper's algorithm, bit
         for bit. With ``variant="full"``, a direction that no row refreshes
         (a feature that falls silent) is forgotten once it has decayed below
-        ``1e-6`` of the strongest one, instead of making the factor too
+        ``1e-8`` of the strongest one, instead of making the factor too
         ill-conditioned to take more rows (user guide, "Drifting streams").
         ``"auto"``: two learners side by side, the paper's (``1.0``) and one
         discounted by ``0.995`` (a memory of about 200 rows), and
@@ -980,7 +980,7 @@ class ScaleInvariantRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseS
         ``Σ_t y_t x_t`` with them: the read-out is then recursive least
         squares with exponential forgetting. With ``variant="full"``, a
         direction that no row refreshes (a feature that falls silent) is
-        forgotten once it has decayed below ``1e-6`` of the strongest one,
+        forgotten once it has decayed below ``1e-8`` of the strongest one,
         instead of making the factor too ill-conditioned to take more rows
         (user guide, "Drifting streams"). ``1.0``: the paper's algorithm,
         bit for bit. ``"auto"``: two learners side by side, undiscounted and
