@@ -5,9 +5,12 @@ the day it is exported.
 """
 
 import inspect
+import warnings
 
+import numpy as np
 import pytest
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skonline
@@ -190,3 +193,28 @@ def test_default_construction_and_docstring_example(cls):
     assert examples and ">>> " in examples.group(1), (
         f"{cls.__name__}: no Examples section with a doctest"
     )
+
+
+@pytest.mark.parametrize(
+    "cls", [c for c in _public_estimators() if issubclass(c, (ClassifierMixin, RegressorMixin))]
+)
+def test_a_column_vector_y_warns_once_per_call(cls):
+    # scikit-learn's DataConversionWarning, once per call (fit took the classes from y with a
+    # second warning before)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    y = X @ np.array([1.0, -2.0, 0.5])
+    if issubclass(cls, ClassifierMixin):
+        y = (y > 0).astype(int)
+    for call in ("fit", "partial_fit"):
+        est = cls()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if call == "fit":
+                est.fit(X, y[:, None])
+            elif issubclass(cls, ClassifierMixin):
+                est.partial_fit(X, y[:, None], classes=[0, 1])
+            else:
+                est.partial_fit(X, y[:, None])
+        conversions = [w for w in caught if issubclass(w.category, DataConversionWarning)]
+        assert len(conversions) == 1, (call, [str(w.message) for w in conversions])

@@ -843,8 +843,9 @@ class OnlineLinearClassifierMixin(_Engine):
 
     @staticmethod
     def _classes_from(y: Any) -> np.ndarray | None:
-        """The classes ``fit`` takes from ``y`` (validated again with the batch)."""
-        return np.unique(column_or_1d(y, warn=True)) if y is not None else None
+        """The classes ``fit`` takes from ``y`` (validated again with the batch, which warns
+        once about a column-vector ``y``)."""
+        return np.unique(column_or_1d(y, warn=False)) if y is not None else None
 
     @staticmethod
     def _n_outputs(classes: np.ndarray) -> int:
