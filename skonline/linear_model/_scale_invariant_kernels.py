@@ -132,8 +132,11 @@ DEFLATE_GROWTH = 10.0
 #: A column of the kept directions is a pivot of the rebuilt factor when its
 #: remainder keeps more than this fraction of the largest singular value: a
 #: remainder of rounding size (a silent coordinate whose internal value is 0)
-#: would make a pivot of that size, and the triangular solves on it useless.
-PIVOT_TOL = 1e-10
+#: would make a pivot of that size, and the triangular solves on it useless;
+#: the fraction the deflation keeps (a pivot below it, such as a nearly
+#: collinear column's, would leave the rebuilt triangle past
+#: ``DEFLATE_CONDITION`` and the deflation refused at every check).
+PIVOT_TOL = DEFLATE_KEEP
 
 
 # ------------------------------------------------------------------ states

@@ -392,3 +392,23 @@ def test_nearly_collinear_features_are_not_deflated(monkeypatch):
     checked, unchecked = models
     np.testing.assert_array_equal(checked._state.R, unchecked._state.R)
     np.testing.assert_array_equal(checked.coef_, unchecked.coef_)
+
+
+def test_deflation_beside_nearly_collinear_live_features():
+    """A feature falls silent beside two nearly collinear live ones (x1 = x0 + 2e-10 noise,
+    the target along their difference): the rebuilt factor's pivots are measured at the
+    fraction the deflation keeps, so the weak live direction does not make a pivot that
+    leaves the triangle past DEFLATE_CONDITION (found by review: the deflation was refused
+    at every check and every batch after row 2700 refused)."""
+    rng = np.random.default_rng(0)
+    n = 8000
+    X = rng.standard_normal((n, 4))
+    X[:, 1] = X[:, 0] + 10**-9.65 * rng.standard_normal(n)
+    X[150:, 3] = 0.0
+    y = X @ np.array([1.0, -2.0, 0.5, 3.0]) + 1e3 * (X[:, 1] - X[:, 0])
+    y += 0.01 * rng.standard_normal(n)
+    est = skonline.ScaleInvariantRegressor(forgetting_factor=0.98)
+    for i in range(0, n, 100):
+        est.partial_fit(X[i : i + 100], y[i : i + 100])  # none refused
+    assert full_condition(est._state) < MAX_CONDITION / DEFLATE_GROWTH
+    assert est.score(X[-1000:], y[-1000:]) > 0.99
