@@ -784,8 +784,9 @@ def full_pass(
     ends = list(range(period - int(state.n_samples_seen) % period, n, period)) if period else []
     start = 0
     for end in [*ends, n]:
-        stream = _stream(state, T[start:end], sw[start:end], potential_width, loss, epsilon,
-                         center_target)  # fmt: skip
+        stream = _stream(
+            state, T[start:end], sw[start:end], potential_width, loss, epsilon, center_target
+        )
         rank, has_ref, chunk_spread = full_pass_qr(
             state.R,
             state.Z,
@@ -890,10 +891,9 @@ def deflate(state: FullState) -> bool:
     rows = np.zeros((R.shape[0], R.shape[1]))
     rows[pivots] = Q.T @ M
     new_R = np.triu(rows)  # the entries left of each pivot are rounding: exact zeros
-    square = new_R[np.ix_(pivots, pivots)]
-    rcond = triangular_rcond(np.asfortranarray(square))
-    if not rcond * DEFLATE_CONDITION > 1.0:
+    if not _factor_condition(new_R) < DEFLATE_CONDITION:
         return False
+    square = new_R[np.ix_(pivots, pivots)]
     basis = np.linalg.qr(new_R[pivots].T)[0]  # the new factor's row space
     H = ((state.Z @ R) @ basis) @ basis.T
     Z = np.zeros_like(state.Z)
@@ -922,10 +922,15 @@ def full_condition(state: FullState) -> float:
     ``dtrcon`` is called from the compiled module (``scipy.linalg.lapack.dtrcon``
     exists only from SciPy 1.15).
     """
-    piv = np.flatnonzero(np.diag(state.R) != 0.0)
+    return _factor_condition(state.R)
+
+
+def _factor_condition(R: np.ndarray) -> float:
+    """:func:`full_condition` of the factor ``R`` (a state's, or one being rebuilt)."""
+    piv = np.flatnonzero(np.diag(R) != 0.0)
     if piv.size == 0:
         return 1.0
-    rcond = triangular_rcond(np.asfortranarray(_principal(state.R, piv)))
+    rcond = triangular_rcond(np.asfortranarray(_principal(R, piv)))
     return math.inf if rcond == 0.0 else 1.0 / rcond
 
 
