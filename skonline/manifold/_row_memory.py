@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base import copy_arrays
+from ..utils._validation_fast import first_nonfinite
 from ._curve_fast import segments_sqdist
 
 __all__ = ["VERTEX_TOL", "RowMemory", "neighbourhood_mask", "projection_segment"]
@@ -65,6 +66,12 @@ def neighbourhood_mask(amin: np.ndarray, tau: np.ndarray, a: int) -> np.ndarray:
     interior = (tau > VERTEX_TOL) & (tau < 1.0 - VERTEX_TOL)
     vertex = np.where(tau >= 1.0 - VERTEX_TOL, amin + 1, amin)
     return np.where(interior, np.abs(amin - a) <= 1, (vertex == a) | (vertex == a + 1))
+
+
+def _check_finite(*arrays: np.ndarray) -> None:
+    """Raise ``FloatingPointError`` unless every number of ``arrays`` is finite."""
+    if first_nonfinite(list(arrays)) >= 0:
+        raise FloatingPointError("a non-finite distance or row reached the row memory")
 
 
 def projection_segment(amin: int, tau: float) -> int:
@@ -127,6 +134,14 @@ class RowMemory:
     transient : bool
         The last row stored sits in the scratch slot and leaves at
         :meth:`settle` (reservoir only).
+    finite_writes : bool
+        Every array of the memory was finite when it was made (``empty``:
+        zeros) and every number written into it since was checked finite at
+        its write (``store``, ``replace_segments``): the memory is finite by
+        construction, and the commit's finite walk of the state passes over it
+        instead of reading its arrays again (a bounded memory's arrays are the
+        bulk of the state). ``copy`` keeps it; a memory built otherwise has it
+        False and is read in full.
     """
 
     rows: np.ndarray
@@ -141,6 +156,7 @@ class RowMemory:
     policy: str = "reservoir"
     n_offered: int = 0
     transient: bool = False
+    finite_writes: bool = False
 
     def copy(self) -> RowMemory:
         """A copy with its own arrays (the other fields are immutable values, shared)."""
@@ -190,6 +206,7 @@ class RowMemory:
             explored=np.zeros(capacity, dtype=bool),
             max_rows=max_rows,
             policy=policy,
+            finite_writes=True,
         )
 
     _ARRAYS = ("rows", "sqdist", "tau", "nearest", "nearest_sqdist", "explored")
@@ -228,7 +245,14 @@ class RowMemory:
         -------
         slot : int
             Index of the row in the memory.
+
+        Raises
+        ------
+        FloatingPointError
+            When ``x``, ``dist`` or ``tau`` holds a non-finite number (nothing
+            is written).
         """
+        _check_finite(x, dist, tau)
         self.n_offered += 1
         capacity = self.rows.shape[0]
         if self.max_rows is None:
@@ -290,6 +314,7 @@ class RowMemory:
         new_d = np.empty((n, m))
         new_t = np.empty((n, m))
         segments_sqdist(X, np.ascontiguousarray(V_new), lo, m, new_d, new_t)
+        _check_finite(new_d, new_t)  # the only new numbers: the rest moves or is copied
         D = self.sqdist[:n]
         T = self.tau[:n]
         D[:, :kn] = np.concatenate([D[:, :lo], new_d, D[:, hi:k]], axis=1)

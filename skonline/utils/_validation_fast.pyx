@@ -218,6 +218,8 @@ cdef bint _walk(object value, object old, object path, list numbers, list arrays
     names = _fields_of(kind)
     if names is not None:
         values = value.__dict__
+        if values.get("finite_writes") is True:  # checked at each write (the curve's memory)
+            return False
         olds = old.__dict__ if type(old) is kind else _NO_FIELDS
         for name in names:
             item = values.get(name)
@@ -243,7 +245,9 @@ def nonfinite_fields(state, previous=None):
     (the same object as) the value at the same place in ``previous`` is
     skipped: ``previous`` is the committed state, checked when it was
     committed and never written into since, so only what a call replaced is
-    read (kernels copy what they change and share the rest). Numbers (and
+    read (kernels copy what they change and share the rest); so is a
+    dataclass whose ``finite_writes`` field is True, a structure that checks
+    every number at its write (the principal curve's row memory). Numbers (and
     array subclasses) are listed first, then arrays, each in walk order.
     """
     numbers, arrays = [], []
