@@ -11,8 +11,9 @@ Every method is evaluated prequentially (test-then-train,
 several row orders, on two sources of data only: the datasets scikit-learn
 bundles (breast_cancer, wine, iris, digits, diabetes, linnerud) and the
 generated streams of :mod:`skonline.datasets` (drifting concepts, rescaled
-columns, switching subspaces, digits grouped by class, noisy curves). No
-download happens.
+columns, switching subspaces, digits grouped by class, noisy curves, topic
+documents) and sparse rows built here (real-valued CSR rows, one-hot codes of
+digits). No download happens.
 
 One table per task. Each cell is the mean over the row orders of the
 cumulative prequential score, with the spread (max − min) over the orders.
@@ -261,6 +262,75 @@ def imbalanced_streams(smoke):
     if smoke:
         return [Stream(s.name, s.X[:200], s.y[:200]) for s in out[:2]]
     return out
+
+
+def sparse_linear_stream(n_samples, n_features, random_state, density=0.05):
+    """CSR rows with standard normal non-zeros and labels of a noisy linear rule."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(random_state)
+    X = sp.random(n_samples, n_features, density=density, format="csr", random_state=random_state)
+    X.data = rng.standard_normal(X.nnz)
+    score = np.asarray(X @ rng.standard_normal(n_features)).ravel()
+    return X, (score + 0.3 * rng.standard_normal(n_samples) > 0).astype(int)
+
+
+def sparse_streams(smoke):
+    """CSR streams: real-valued non-zeros (in one unit, and in columns of very different units),
+    TF-IDF and raw counts of generated documents, one-hot codes of digits."""
+    import scipy.sparse as sp
+    from sklearn.preprocessing import OneHotEncoder
+
+    from skonline.datasets import make_topic_documents
+
+    n = 300 if smoke else 10000
+    out = []
+    for d, seed in ((1000, 0), (100, 1)):
+        X, y = sparse_linear_stream(n, d, seed)
+        out.append(Stream(f"real-valued, d = {d}, 5 % non-zeros", X, y))
+    X, y = sparse_linear_stream(n, 1000, 2)
+    units = 10.0 ** np.random.default_rng(2).uniform(-3, 3, X.shape[1])
+    out.append(
+        Stream("real-valued, d = 1000, units 10^U(-3, 3)", sp.csr_matrix(X @ sp.diags(units)), y)
+    )
+    X, topic = make_topic_documents(n, 2000, random_state=0)
+    out.append(Stream("TF-IDF documents, topics 0-9 vs 10-19", X, (topic < 10).astype(int)))
+    X, topic = make_topic_documents(n, 2000, tfidf=False, random_state=1)
+    out.append(
+        Stream(
+            "word counts, topics 0-9 vs 10-19",
+            sp.csr_matrix(X, dtype=np.float64),
+            (topic < 10).astype(int),
+        )
+    )
+    X, y = _bundled(skdata.load_digits)
+    onehot = OneHotEncoder(handle_unknown="ignore").fit(X)  # the codes of every pixel value
+    out.append(Stream("digits one-hot, even vs odd", sp.csr_matrix(onehot.transform(X)), y % 2))
+    return out[:2] if smoke else out
+
+
+def sparse_methods():
+    from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+    from skonline.pipeline import make_online_pipeline
+
+    return {
+        "RFDSONClassifier": ("skonline", skonline.RFDSONClassifier()),
+        "ScaleInvariantClassifier": ("skonline", skonline.ScaleInvariantClassifier()),
+        "RFDSON, MaxAbsScaler, raw units": (
+            "tuned",
+            make_online_pipeline(MaxAbsScaler(), skonline.RFDSONClassifier(scale_features=False)),
+        ),
+        "RFDSON, raw units": ("tuned", skonline.RFDSONClassifier(scale_features=False)),
+        "SGD + MaxAbsScaler": (
+            "peer",
+            make_online_pipeline(MaxAbsScaler(), SGDClassifier(random_state=0)),
+        ),
+        "SGD + scaler (no centring)": (
+            "peer",
+            make_online_pipeline(StandardScaler(with_mean=False), SGDClassifier(random_state=0)),
+        ),
+    }
 
 
 class PrefixLogisticRegression(ClassifierMixin, BaseEstimator):
@@ -782,7 +852,9 @@ def main(argv=None):
         parser.add_argument("--docs", type=Path, default=None, help="write .rst tables here")
         parser.add_argument(
             "--tasks",
-            default="classification,probabilities,regression,regression_r2,transformers,curves",
+            default=(
+                "classification,probabilities,regression,regression_r2,sparse,transformers,curves"
+            ),
             help="comma-separated subset",
         )
 
@@ -823,6 +895,15 @@ def main(argv=None):
             regression_methods(),
         ),
         # ---- end of regression R² ----
+        "sparse": Task(
+            "Sparse classification (CSR)",
+            "accuracy",
+            True,
+            "prequential accuracy",
+            10,
+            sparse_streams(args.smoke),
+            sparse_methods(),
+        ),
         "transformers": Task(
             f"Transformers, {k} components",
             "neg_reconstruction_error",
