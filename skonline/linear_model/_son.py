@@ -38,6 +38,7 @@ from ._son_kernels import (
     auto_alpha0,
     auto_mu,
     new_curvature,
+    rescale_curvature,
     rms_scales,
     running_target_means,
     son_pass,
@@ -65,6 +66,12 @@ class SONState(LinearState):
     warmup : tuple or None
         ``(X, T, sample_weight)`` of the first rows while the feature scales
         are provisional (``scale_features``); ``None`` afterwards.
+    scale_seen : ndarray of int32, shape (n_features,) or None
+        Non-zero values of each feature seen so far, counted up to
+        ``_confirm_values`` (``scale_features``, after the first rows).
+    scale_sumsq : ndarray of shape (n_features,) or None
+        Sum of the squares of those values (raw units): a feature's scale is
+        confirmed at the power of two nearest their root-mean-square.
     """
 
     U: np.ndarray
@@ -73,6 +80,8 @@ class SONState(LinearState):
     target_sum: float = 0.0
     target_count: int = 0
     warmup: tuple | None = None
+    scale_seen: np.ndarray | None = None
+    scale_sumsq: np.ndarray | None = None
 
 
 #: The slope of :func:`_soft_bound` beyond the bound: small enough to leave the
@@ -106,6 +115,45 @@ def _scaled(X, scale):
         X.data *= inverse[X.indices]
         return X
     return X * inverse
+
+
+def _nearest_power_of_two(values):
+    """``2^round(log2 v)`` of positive values (as :func:`rms_scales` rounds)."""
+    return np.ldexp(1.0, np.round(np.log2(values)).astype(np.int64))
+
+
+def _first_values(seen, sumsq, X, k):
+    """Count the first ``k`` non-zero values of each feature over the rows of ``X``, in order.
+
+    Returns ``(seen, sumsq, events)``: the counts (at most ``k``) and the sums
+    of squares of the counted values after ``X``, and ``{row: [features]}``,
+    the rows of ``X`` at which a feature reaches its ``k``-th value.
+    """
+    seen, sumsq = seen.copy(), sumsq.copy()
+    if sp.issparse(X):
+        coo = sp.csr_matrix(X).tocoo()
+        keep = (coo.data != 0) & (seen[coo.col] < k)
+        rows, cols, vals = coo.row[keep], coo.col[keep], coo.data[keep]
+    else:
+        open_cols = np.flatnonzero(seen < k)
+        sub = np.asarray(X)[:, open_cols]
+        rows, at = np.nonzero(sub)
+        cols, vals = open_cols[at], sub[rows, at]
+    if cols.size == 0:
+        return seen, sumsq, {}
+    order = np.lexsort((rows, cols))
+    rows, cols, vals = rows[order], cols[order], np.asarray(vals, dtype=np.float64)[order]
+    first = np.r_[True, cols[1:] != cols[:-1]]
+    start = np.flatnonzero(first)
+    rank = np.arange(cols.size) - np.repeat(start, np.diff(np.r_[start, cols.size]))
+    number = seen[cols] + rank + 1  # which value of its feature each one is
+    counted = number <= k
+    np.add.at(sumsq, cols[counted], np.square(vals[counted]))
+    np.add.at(seen, cols[counted], 1)
+    events = {}
+    for row, col in zip(rows[number == k].tolist(), cols[number == k].tolist(), strict=True):
+        events.setdefault(row, []).append(col)
+    return seen, sumsq, events
 
 
 @dataclass(frozen=True)
@@ -359,6 +407,9 @@ class _BaseSON(OnlineLinearBase):
         scale = rms_scales(X)
         fresh = self._fresh_state(X, T, scale, state.classes, state.frozen)
         fresh, _ = self._scaled_pass(fresh, X, T, sample_weight, forgetting)
+        fresh.scale_seen, fresh.scale_sumsq, _ = _first_values(
+            np.zeros(X.shape[1], dtype=np.int32), np.zeros(X.shape[1]), X, self._confirm_values
+        )
         # the predictions made at the time keep their losses and mistakes
         fresh.cumulative_loss = state.cumulative_loss
         fresh.n_mistakes = state.n_mistakes
@@ -367,6 +418,56 @@ class _BaseSON(OnlineLinearBase):
         return fresh
 
     def _scaled_pass(self, state, X, T, sample_weight, forgetting):
+        """The pass in scaled units, cut after each row that confirms a feature's scale.
+
+        A feature's scale is first read from one value (its first non-zero, or
+        the first rows' root-mean-square); at its ``_confirm_values``-th
+        non-zero value it becomes the power of two nearest the root-mean-square
+        of those values, and where that differs, the state changes units
+        (:func:`rescale_features`) before the next row: the same rows for any
+        split of the stream.
+        """
+        if state.scale_seen is None or X.shape[0] == 0:
+            return self._scaled_segment(state, X, T, sample_weight, forgetting)
+        seen, sumsq, events = _first_values(
+            state.scale_seen, state.scale_sumsq, X, self._confirm_values
+        )
+        outputs, start = [], 0
+        for row in sorted(events):  # the row of the value that confirms: learned in the new units
+            if row > start:
+                state, out = self._scaled_segment(
+                    state, X[start:row], T[start:row], sample_weight[start:row], forgetting
+                )
+                outputs.append(out)
+                start = row
+            state = shallow_replace(state, scale=update_scales(state.scale, X[row : row + 1]))
+            cols = np.asarray(events[row], dtype=np.intp)
+            confirmed = _nearest_power_of_two(np.sqrt(sumsq[cols] / self._confirm_values))
+            ratio = confirmed / state.scale[cols]
+            changed = (ratio >= self._confirm_ratio) | (ratio * self._confirm_ratio_down <= 1.0)
+            if changed.any():
+                cols, confirmed = cols[changed], confirmed[changed]
+                curvature = rescale_curvature(
+                    state.curvature, cols, state.scale[cols] / confirmed
+                )
+                scale = state.scale.copy()
+                scale[cols] = confirmed
+                state = shallow_replace(state, curvature=curvature, scale=scale)
+        if start < X.shape[0] or not outputs:
+            state, out = self._scaled_segment(
+                state, X[start:], T[start:], sample_weight[start:], forgetting
+            )
+            outputs.append(out)
+        state = shallow_replace(state, scale_seen=seen, scale_sumsq=sumsq)
+        return state, np.concatenate(outputs)
+
+    #: Non-zero values of a feature that confirm its scale (``scale_features``).
+    _confirm_values = 3
+    #: The confirmed scale replaces one at least this many times smaller.
+    _confirm_ratio = 2.0
+    _confirm_ratio_down = 2.0
+
+    def _scaled_segment(self, state, X, T, sample_weight, forgetting):
         center = getattr(state.frozen, "center_target", False)
         scale = update_scales(state.scale, X) if state.frozen.scale_features else state.scale
         # small products on one core: faster, robust to load (not worth it for a few rows)
