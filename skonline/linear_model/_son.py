@@ -447,9 +447,7 @@ class _BaseSON(OnlineLinearBase):
             changed = (ratio >= self._confirm_ratio) | (ratio * self._confirm_ratio_down <= 1.0)
             if changed.any():
                 cols, confirmed = cols[changed], confirmed[changed]
-                curvature = rescale_curvature(
-                    state.curvature, cols, state.scale[cols] / confirmed
-                )
+                curvature = rescale_curvature(state.curvature, cols, state.scale[cols] / confirmed)
                 scale = state.scale.copy()
                 scale[cols] = confirmed
                 state = shallow_replace(state, curvature=curvature, scale=scale)

@@ -24,7 +24,7 @@ def _sparse_stream(n, d, seed, density=0.05):
 
 
 def _confirmed_scales(X, k=3):
-    """Per feature, the power of two nearest the RMS of its first ``k`` non-zero values (0: fewer)."""
+    """Per feature, the power of two nearest the RMS of its first ``k`` non-zeros (0: fewer)."""
     X = sp.csc_matrix(X)
     out = np.zeros(X.shape[1])
     for j in range(X.shape[1]):
