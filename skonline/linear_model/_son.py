@@ -150,7 +150,7 @@ def _first_values(seen, sumsq, X, k):
     counted = number <= k
     np.add.at(sumsq, cols[counted], np.square(vals[counted]))
     np.add.at(seen, cols[counted], 1)
-    events = {}
+    events: dict[int, list[int]] = {}
     for row, col in zip(rows[number == k].tolist(), cols[number == k].tolist(), strict=True):
         events.setdefault(row, []).append(col)
     return seen, sumsq, events
