@@ -129,7 +129,6 @@ def _first_values(seen, sumsq, X, k):
     of squares of the counted values after ``X``, and ``{row: [features]}``,
     the rows of ``X`` at which a feature reaches its ``k``-th value.
     """
-    seen, sumsq = seen.copy(), sumsq.copy()
     if sp.issparse(X):
         coo = sp.csr_matrix(X).tocoo()
         keep = (coo.data != 0) & (seen[coo.col] < k)
@@ -139,8 +138,9 @@ def _first_values(seen, sumsq, X, k):
         sub = np.asarray(X)[:, open_cols]
         rows, at = np.nonzero(sub)
         cols, vals = open_cols[at], sub[rows, at]
-    if cols.size == 0:
+    if cols.size == 0:  # nothing to count: the same arrays (never written into)
         return seen, sumsq, {}
+    seen, sumsq = seen.copy(), sumsq.copy()
     order = np.lexsort((rows, cols))
     rows, cols, vals = rows[order], cols[order], np.asarray(vals, dtype=np.float64)[order]
     first = np.r_[True, cols[1:] != cols[:-1]]
@@ -442,6 +442,8 @@ class _BaseSON(OnlineLinearBase):
                 start = row
             state = shallow_replace(state, scale=update_scales(state.scale, X[row : row + 1]))
             cols = np.asarray(events[row], dtype=np.intp)
+            # values whose squares underflow keep their first scale (|x| <= 1e150: no overflow)
+            cols = cols[sumsq[cols] >= np.finfo(np.float64).tiny]
             confirmed = _nearest_power_of_two(np.sqrt(sumsq[cols] / self._confirm_values))
             ratio = confirmed / state.scale[cols]
             changed = (ratio >= self._confirm_ratio) | (ratio * self._confirm_ratio_down <= 1.0)
@@ -456,8 +458,9 @@ class _BaseSON(OnlineLinearBase):
                 state, X[start:], T[start:], sample_weight[start:], forgetting
             )
             outputs.append(out)
-        state = shallow_replace(state, scale_seen=seen, scale_sumsq=sumsq)
-        return state, np.concatenate(outputs)
+        if seen is not state.scale_seen:
+            state = shallow_replace(state, scale_seen=seen, scale_sumsq=sumsq)
+        return state, outputs[0] if len(outputs) == 1 else np.concatenate(outputs)
 
     #: Non-zero values of a feature that confirm its scale (``scale_features``).
     _confirm_values = 3
@@ -737,10 +740,14 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         value), then learned again from the start in the final units (their
         prequential losses stay those of the predictions made at the time); a
         feature that is zero over them takes the power of two of its first
-        non-zero value later. An exact change of units fixed after a fixed
-        number of rows (any split of the stream gives the same model),
-        invisible in ``coef_``, which is in raw units. ``False``: the paper's
-        raw features.
+        non-zero value later. A feature with fewer than three non-zero values
+        in those rows (sparse rows) gets its scale confirmed at its third: the
+        power of two nearest the root-mean-square of its first three values,
+        from that row on, the curvature converted to the new units and the
+        feature's weight kept in scaled units (one value is a poor scale for
+        real-valued non-zeros; see the user guide). Fixed at rows set by the
+        data, so any split of the stream gives the same model; ``coef_`` is in
+        raw units. ``False``: the paper's raw features.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -1178,10 +1185,14 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         value), then learned again from the start in the final units (their
         prequential losses stay those of the predictions made at the time); a
         feature that is zero over them takes the power of two of its first
-        non-zero value later. An exact change of units fixed after a fixed
-        number of rows (any split of the stream gives the same model),
-        invisible in ``coef_``, which is in raw units. ``False``: the paper's
-        raw features.
+        non-zero value later. A feature with fewer than three non-zero values
+        in those rows (sparse rows) gets its scale confirmed at its third: the
+        power of two nearest the root-mean-square of its first three values,
+        from that row on, the curvature converted to the new units and the
+        feature's weight kept in scaled units (one value is a poor scale for
+        real-valued non-zeros; see the user guide). Fixed at rows set by the
+        data, so any split of the stream gives the same model; ``coef_`` is in
+        raw units. ``False``: the paper's raw features.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 

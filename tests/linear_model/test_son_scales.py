@@ -133,3 +133,16 @@ def test_regressor_and_no_scaling():
     raw = RFDSONClassifier(scale_features=False).fit(X, (y > 0).astype(int))
     assert raw._state.scale_seen is None
     np.testing.assert_array_equal(raw._state.scale, 1.0)
+
+
+def test_tiny_values_keep_their_first_scale():
+    # squares below the normal range cannot give a root-mean-square: the one-value scale stays
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((40, 3))
+    X[:20, 2] = 0.0
+    X[20:, 2] = np.where(rng.random(20) < 0.5, 1e-170, 0.0) * rng.choice([-1, 1], 20)
+    y = (X[:, 0] > 0).astype(int)
+    est = RFDSONClassifier().fit(X, y)
+    first = X[20:, 2][X[20:, 2] != 0][0]
+    assert est._state.scale[2] == 2.0 ** (np.frexp(abs(first))[1] - 1)
+    assert np.all(np.isfinite(est.coef_))
