@@ -38,7 +38,6 @@ from ._son_kernels import (
     auto_alpha0,
     auto_mu,
     new_curvature,
-    rescale_curvature,
     rms_scales,
     running_target_means,
     son_pass,
@@ -418,65 +417,75 @@ class _BaseSON(OnlineLinearBase):
         return fresh
 
     def _scaled_pass(self, state, X, T, sample_weight, forgetting):
-        """The pass in scaled units, cut after each row that confirms a feature's scale.
-
-        A feature's scale is first read from one value (its first non-zero, or
-        the first rows' root-mean-square); at its ``_confirm_values``-th
-        non-zero value it becomes the power of two nearest the root-mean-square
-        of those values, and where that differs, the state changes units
-        (:func:`rescale_features`) before the next row: the same rows for any
-        split of the stream.
-        """
+        """The pass over the rows in scaled units (see :meth:`_confirm_scales`)."""
         if state.scale_seen is None or X.shape[0] == 0:
             return self._scaled_segment(state, X, T, sample_weight, forgetting)
-        seen, sumsq, events = _first_values(
-            state.scale_seen, state.scale_sumsq, X, self._confirm_values
-        )
-        outputs, start = [], 0
-        for row in sorted(events):  # the row of the value that confirms: learned in the new units
-            if row > start:
-                state, out = self._scaled_segment(
-                    state, X[start:row], T[start:row], sample_weight[start:row], forgetting
-                )
-                outputs.append(out)
-                start = row
-            state = shallow_replace(state, scale=update_scales(state.scale, X[row : row + 1]))
-            cols = np.asarray(events[row], dtype=np.intp)
-            # values whose squares underflow keep their first scale (|x| <= 1e150: no overflow)
-            cols = cols[sumsq[cols] >= np.finfo(np.float64).tiny]
-            confirmed = _nearest_power_of_two(np.sqrt(sumsq[cols] / self._confirm_values))
-            ratio = confirmed / state.scale[cols]
-            changed = (ratio >= self._confirm_ratio) | (ratio * self._confirm_ratio_down <= 1.0)
-            if changed.any():
-                cols, confirmed = cols[changed], confirmed[changed]
-                curvature = rescale_curvature(state.curvature, cols, state.scale[cols] / confirmed)
-                scale = state.scale.copy()
-                scale[cols] = confirmed
-                state = shallow_replace(state, curvature=curvature, scale=scale)
-        if start < X.shape[0] or not outputs:
-            state, out = self._scaled_segment(
-                state, X[start:], T[start:], sample_weight[start:], forgetting
-            )
-            outputs.append(out)
+        scale, Z, seen, sumsq = self._confirm_scales(state, X)
+        new, out = self._scaled_segment(state, X, T, sample_weight, forgetting, scaled=(scale, Z))
         if seen is not state.scale_seen:
-            state = shallow_replace(state, scale_seen=seen, scale_sumsq=sumsq)
-        return state, outputs[0] if len(outputs) == 1 else np.concatenate(outputs)
+            new.scale_seen, new.scale_sumsq = seen, sumsq
+        return new, out
 
     #: Non-zero values of a feature that confirm its scale (``scale_features``).
-    _confirm_values = 3
-    #: The confirmed scale replaces one at least this many times smaller.
-    _confirm_ratio = 2.0
-    _confirm_ratio_down = 2.0
+    _confirm_values = 2
 
-    def _scaled_segment(self, state, X, T, sample_weight, forgetting):
+    def _confirm_scales(self, state, X):
+        """``(scale, Z, seen, sumsq)``: the scales after ``X`` and its rows in scaled units.
+
+        A feature's scale is first read from one value (its first non-zero, or
+        the first rows' root-mean-square); from the row of its
+        ``_confirm_values``-th non-zero value on, it is the power of two
+        nearest the root-mean-square of those values. Row by row, so the same
+        for any split of the stream; the learned state is not converted (the
+        weight and the curvature of the feature stay in scaled units).
+        """
+        k = self._confirm_values
+        provisional = update_scales(state.scale, X)
+        Z = _scaled(X, provisional)
+        seen, sumsq, events = _first_values(state.scale_seen, state.scale_sumsq, X, k)
+        if not events:
+            return provisional, Z, seen, sumsq
+        rows = np.fromiter(events.keys(), dtype=np.intp)
+        counts = np.fromiter((len(v) for v in events.values()), dtype=np.intp)
+        cols = np.fromiter((c for v in events.values() for c in v), dtype=np.intp)
+        at = np.repeat(rows, counts)
+        # values whose squares underflow keep their first scale (|x| <= 1e150: no overflow)
+        ok = sumsq[cols] >= np.finfo(np.float64).tiny
+        at, cols = at[ok], cols[ok]
+        confirmed = _nearest_power_of_two(np.sqrt(sumsq[cols] / k))
+        changed = confirmed != provisional[cols]
+        at, cols, confirmed = at[changed], cols[changed], confirmed[changed]
+        if cols.size == 0:
+            return provisional, Z, seen, sumsq
+        factor = np.ones(X.shape[1])
+        factor[cols] = provisional[cols] / confirmed  # powers of two: exact
+        start = np.full(X.shape[1], X.shape[0], dtype=np.intp)
+        start[cols] = at
+        if sp.issparse(Z):
+            row_of = np.repeat(np.arange(Z.shape[0]), np.diff(Z.indptr))
+            later = row_of >= start[Z.indices]
+            Z.data[later] *= factor[Z.indices[later]]
+        else:
+            for col, row in zip(cols.tolist(), at.tolist(), strict=True):
+                Z[row:, col] *= factor[col]
+        scale = provisional.copy()
+        scale[cols] = confirmed
+        return scale, Z, seen, sumsq
+
+    def _scaled_segment(self, state, X, T, sample_weight, forgetting, scaled=None):
+        """One pass over ``X``; ``scaled``: ``(scale, X in scaled units)`` when already known."""
         center = getattr(state.frozen, "center_target", False)
-        scale = update_scales(state.scale, X) if state.frozen.scale_features else state.scale
+        if scaled is not None:
+            scale, Z = scaled
+        else:
+            scale = update_scales(state.scale, X) if state.frozen.scale_features else state.scale
+            Z = _scaled(X, scale)
         # small products on one core: faster, robust to load (not worth it for a few rows)
         with single_blas_thread(X.shape[0] * X.shape[1]):
             U, curvature, t, total_loss, predictions, scores, target_mean = son_pass(
                 state.U,
                 state.curvature,
-                _scaled(X, scale),
+                Z,
                 self._intercept_value() if state.frozen.fit_intercept else 0.0,
                 T,
                 sample_weight,

@@ -179,50 +179,6 @@ def update_scales(scale: np.ndarray, X: Any) -> np.ndarray:
     return scale
 
 
-def rescale_curvature(
-    curvature: CurvatureState, cols: np.ndarray, factors: np.ndarray
-) -> CurvatureState:
-    """The curvature after the scaled features ``cols`` are multiplied by ``factors``.
-
-    The gradient rows it sums scale with the features, so ``H − αI`` becomes
-    ``D (H − αI) D`` with ``D = diag(factors)``; ``αI`` stays (the ridge in
-    the new units). For a sketch, ``Qᵀ S Q`` becomes ``Q'ᵀ S' Q'`` with
-    ``Q D = Rᵀ Q'`` (a thin QR of ``D Qᵀ``) and ``S' = R S Rᵀ``, and its
-    Cholesky factor is recomputed by the next pass; for ``"diag"``,
-    ``Σ g²`` is multiplied by ``factors²``. Returns a new state; the argument
-    is not written into.
-    """
-    cols = np.asarray(cols, dtype=np.intp)
-    factors = np.asarray(factors, dtype=np.float64)
-    if curvature.kind == "diag":
-        sq = curvature.sq.copy()
-        sq[:, cols] *= factors**2
-        return copy_arrays(curvature, ("Q", "S", "L", "columns"), sq=sq)
-    if curvature.kind not in ("sketch", "full"):
-        return curvature
-    if curvature.columns is None:
-        pos, f = cols, factors
-    else:  # a basis stored on the columns it has touched: zero on the others
-        at = np.searchsorted(curvature.columns, cols)
-        inside = at < curvature.columns.size
-        inside[inside] = curvature.columns[at[inside]] == cols[inside]
-        pos, f = at[inside], factors[inside]
-    new = curvature.copy(("columns",))
-    if pos.size:
-        for k in range(new.Q.shape[0]):
-            q = int(new.q_dim[k])
-            if q == 0:
-                continue
-            M = new.Q[k, :q].copy()
-            M[:, pos] *= f
-            Qt, R = np.linalg.qr(M.T)
-            new.Q[k, :q] = Qt.T
-            new.S[k, :q, :q] = R @ new.S[k, :q, :q] @ R.T
-            new.L[k] = 0.0
-            new.factor_ok[k] = 0
-    return new
-
-
 @dataclass(kw_only=True, eq=False)
 class CurvatureState:
     """The curvature ``H`` of ``K`` models, for one back-end.
