@@ -67,7 +67,7 @@ class SONState(LinearState):
         are provisional (``scale_features``); ``None`` afterwards.
     scale_seen : ndarray of int32, shape (n_features,) or None
         Non-zero values of each feature seen so far, counted up to
-        ``_confirm_values`` (``scale_features``, after the first rows).
+        ``_confirm_values`` (``scale_features``, from the end of the first rows).
     scale_sumsq : ndarray of shape (n_features,) or None
         Sum of the squares of those values (raw units): a feature's scale is
         confirmed at the power of two nearest their root-mean-square.
@@ -749,14 +749,14 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         value), then learned again from the start in the final units (their
         prequential losses stay those of the predictions made at the time); a
         feature that is zero over them takes the power of two of its first
-        non-zero value later. A feature with fewer than three non-zero values
-        in those rows (sparse rows) gets its scale confirmed at its third: the
-        power of two nearest the root-mean-square of its first three values,
-        from that row on, the curvature converted to the new units and the
-        feature's weight kept in scaled units (one value is a poor scale for
-        real-valued non-zeros; see the user guide). Fixed at rows set by the
-        data, so any split of the stream gives the same model; ``coef_`` is in
-        raw units. ``False``: the paper's raw features.
+        non-zero value later. A feature with fewer than two non-zero values in
+        those rows (sparse rows) gets its scale confirmed at its second: from
+        that row on, the power of two nearest the root-mean-square of its
+        first two values (one value is a poor scale for real-valued non-zeros;
+        the learned weight and curvature stay in scaled units; see the user
+        guide). Fixed at rows set by the data, so any split of the stream
+        gives the same model; ``coef_`` is in raw units. ``False``: the
+        paper's raw features.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -1194,14 +1194,14 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         value), then learned again from the start in the final units (their
         prequential losses stay those of the predictions made at the time); a
         feature that is zero over them takes the power of two of its first
-        non-zero value later. A feature with fewer than three non-zero values
-        in those rows (sparse rows) gets its scale confirmed at its third: the
-        power of two nearest the root-mean-square of its first three values,
-        from that row on, the curvature converted to the new units and the
-        feature's weight kept in scaled units (one value is a poor scale for
-        real-valued non-zeros; see the user guide). Fixed at rows set by the
-        data, so any split of the stream gives the same model; ``coef_`` is in
-        raw units. ``False``: the paper's raw features.
+        non-zero value later. A feature with fewer than two non-zero values in
+        those rows (sparse rows) gets its scale confirmed at its second: from
+        that row on, the power of two nearest the root-mean-square of its
+        first two values (one value is a poor scale for real-valued non-zeros;
+        the learned weight and curvature stay in scaled units; see the user
+        guide). Fixed at rows set by the data, so any split of the stream
+        gives the same model; ``coef_`` is in raw units. ``False``: the
+        paper's raw features.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 

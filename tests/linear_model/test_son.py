@@ -280,8 +280,23 @@ def test_sparse_route_matches_dense_route(params):
         sparse.partial_fit(X[part], y[part], classes=[0, 1])
     scale = np.abs(dense.coef_).max()
     rtol = _route_rtol(n, dense)
-    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=0, atol=rtol * scale)
-    assert sparse.cumulative_loss_ == pytest.approx(dense.cumulative_loss_, rel=rtol)
+    # κ of the final sketch can understate the path's sensitivity (FD's constant α does
+    # not settle on this stream, see the user guide): the dense route's own movement when
+    # every input moves by 1 ulp (the largest of three such changes), times the 100 ulps a
+    # factored row may lose, bounds the difference of the routes too
+    sensitivity = 0.0
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        signs = rng.choice([-1.0, 1.0], X.shape)
+        nudged = X.toarray() * (1.0 + signs * np.finfo(np.float64).eps)
+        moved = DefaultRFDSONClassifier(**params)
+        for start in range(0, n, 400):
+            part = slice(start, start + 400)
+            moved.partial_fit(nudged[part], y[part], classes=[0, 1])
+        sensitivity = max(sensitivity, np.abs(moved.coef_ - dense.coef_).max())
+    atol = max(rtol * scale, 100 * sensitivity)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=0, atol=atol)
+    assert sparse.cumulative_loss_ == pytest.approx(dense.cumulative_loss_, rel=max(rtol, 1e-9))
     np.testing.assert_array_equal(sparse.predict(X), dense.predict(X))
 
 
