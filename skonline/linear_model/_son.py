@@ -124,35 +124,44 @@ def _nearest_power_of_two(values):
 def _first_values(seen, sumsq, X, k):
     """Count the first ``k`` non-zero values of each feature over the rows of ``X``, in order.
 
-    Returns ``(seen, sumsq, events)``: the counts (at most ``k``) and the sums
-    of squares of the counted values after ``X``, and ``{row: [features]}``,
-    the rows of ``X`` at which a feature reaches its ``k``-th value.
+    Returns ``(seen, sumsq, rows, cols, first)``: the counts (at most ``k``)
+    and the sums of squares of the counted values after ``X``, the row of
+    ``X`` at which each feature of ``cols`` reaches its ``k``-th value, and
+    ``(features, values)`` of the first non-zero values of the features seen
+    for the first time.
     """
     if sp.issparse(X):
-        coo = sp.csr_matrix(X).tocoo()
-        keep = (coo.data != 0) & (seen[coo.col] < k)
-        rows, cols, vals = coo.row[keep], coo.col[keep], coo.data[keep]
+        X = sp.csr_matrix(X)
+        nonzero = X.data != 0
+        keep = nonzero & (seen[X.indices] < k)
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[keep]
+        cols, vals = X.indices[keep], X.data[keep]
     else:
         open_cols = np.flatnonzero(seen < k)
         sub = np.asarray(X)[:, open_cols]
-        rows, at = np.nonzero(sub)
+        rows, at = np.nonzero(sub)  # row-major, as the CSR entries
         cols, vals = open_cols[at], sub[rows, at]
+    none = np.zeros(0, dtype=np.intp)
     if cols.size == 0:  # nothing to count: the same arrays (never written into)
-        return seen, sumsq, {}
+        return seen, sumsq, none, none, (none, np.zeros(0))
     seen, sumsq = seen.copy(), sumsq.copy()
-    order = np.lexsort((rows, cols))
-    rows, cols, vals = rows[order], cols[order], np.asarray(vals, dtype=np.float64)[order]
-    first = np.r_[True, cols[1:] != cols[:-1]]
-    start = np.flatnonzero(first)
+    order = np.argsort(cols, kind="stable")  # by feature, each in row order
+    rows, cols = rows[order], cols[order]
+    vals = np.asarray(vals, dtype=np.float64)[order]
+    start = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]])
     rank = np.arange(cols.size) - np.repeat(start, np.diff(np.r_[start, cols.size]))
     number = seen[cols] + rank + 1  # which value of its feature each one is
     counted = number <= k
     np.add.at(sumsq, cols[counted], np.square(vals[counted]))
     np.add.at(seen, cols[counted], 1)
-    events: dict[int, list[int]] = {}
-    for row, col in zip(rows[number == k].tolist(), cols[number == k].tolist(), strict=True):
-        events.setdefault(row, []).append(col)
-    return seen, sumsq, events
+    last, first = number == k, number == 1
+    return (
+        seen,
+        sumsq,
+        rows[last].astype(np.intp),
+        cols[last].astype(np.intp),
+        (cols[first].astype(np.intp), vals[first]),
+    )
 
 
 @dataclass(frozen=True)
@@ -406,7 +415,7 @@ class _BaseSON(OnlineLinearBase):
         scale = rms_scales(X)
         fresh = self._fresh_state(X, T, scale, state.classes, state.frozen)
         fresh, _ = self._scaled_pass(fresh, X, T, sample_weight, forgetting)
-        fresh.scale_seen, fresh.scale_sumsq, _ = _first_values(
+        fresh.scale_seen, fresh.scale_sumsq, *_ = _first_values(
             np.zeros(X.shape[1], dtype=np.int32), np.zeros(X.shape[1]), X, self._confirm_values
         )
         # the predictions made at the time keep their losses and mistakes
@@ -440,15 +449,16 @@ class _BaseSON(OnlineLinearBase):
         weight and the curvature of the feature stay in scaled units).
         """
         k = self._confirm_values
-        provisional = update_scales(state.scale, X)
+        seen, sumsq, at, cols, (new_cols, new_vals) = _first_values(
+            state.scale_seen, state.scale_sumsq, X, k
+        )
+        provisional = state.scale
+        if new_cols.size:  # as update_scales: the power of two of the first value
+            provisional = provisional.copy()
+            provisional[new_cols] = np.ldexp(1.0, np.frexp(new_vals)[1] - 1)
         Z = _scaled(X, provisional)
-        seen, sumsq, events = _first_values(state.scale_seen, state.scale_sumsq, X, k)
-        if not events:
+        if cols.size == 0:
             return provisional, Z, seen, sumsq
-        rows = np.fromiter(events.keys(), dtype=np.intp)
-        counts = np.fromiter((len(v) for v in events.values()), dtype=np.intp)
-        cols = np.fromiter((c for v in events.values() for c in v), dtype=np.intp)
-        at = np.repeat(rows, counts)
         # values whose squares underflow keep their first scale (|x| <= 1e150: no overflow)
         ok = sumsq[cols] >= np.finfo(np.float64).tiny
         at, cols = at[ok], cols[ok]
