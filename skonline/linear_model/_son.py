@@ -124,29 +124,32 @@ def _nearest_power_of_two(values):
 def _first_values(seen, sumsq, X, k):
     """Count the first ``k`` non-zero values of each feature over the rows of ``X``, in order.
 
-    Returns ``(seen, sumsq, rows, cols, first)``: the counts (at most ``k``)
-    and the sums of squares of the counted values after ``X``, the row of
-    ``X`` at which each feature of ``cols`` reaches its ``k``-th value, and
-    ``(features, values)`` of the first non-zero values of the features seen
-    for the first time.
+    Returns ``(seen, sumsq, confirming, later, first)``: the counts (at most
+    ``k``) and the sums of squares of the counted values after ``X``; the
+    features that reach their ``k``-th value in ``X``;
+    ``(places, features)`` of the values of those features from their ``k``-th
+    on (places: positions in ``X.data`` for CSR, ``(rows, columns)`` for an
+    array); ``(features, values)`` of the first non-zero values of the
+    features seen for the first time.
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X)
-        nonzero = X.data != 0
-        keep = nonzero & (seen[X.indices] < k)
-        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[keep]
-        cols, vals = X.indices[keep], X.data[keep]
+        keep = (X.data != 0) & (seen[X.indices] < k)
+        places = np.flatnonzero(keep)
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[places]
+        cols, vals = X.indices[places], X.data[places]
     else:
         open_cols = np.flatnonzero(seen < k)
         sub = np.asarray(X)[:, open_cols]
         rows, at = np.nonzero(sub)  # row-major, as the CSR entries
         cols, vals = open_cols[at], sub[rows, at]
+        places = None
     none = np.zeros(0, dtype=np.intp)
     if cols.size == 0:  # nothing to count: the same arrays (never written into)
-        return seen, sumsq, none, none, (none, np.zeros(0))
+        return seen, sumsq, none, (none, none), (none, np.zeros(0))
     seen, sumsq = seen.copy(), sumsq.copy()
     order = np.argsort(cols, kind="stable")  # by feature, each in row order
-    rows, cols = rows[order], cols[order]
+    rows, cols = rows[order].astype(np.intp), cols[order].astype(np.intp)
     vals = np.asarray(vals, dtype=np.float64)[order]
     start = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]])
     rank = np.arange(cols.size) - np.repeat(start, np.diff(np.r_[start, cols.size]))
@@ -154,13 +157,14 @@ def _first_values(seen, sumsq, X, k):
     counted = number <= k
     np.add.at(sumsq, cols[counted], np.square(vals[counted]))
     np.add.at(seen, cols[counted], 1)
-    last, first = number == k, number == 1
+    last, first, after = number == k, number == 1, number >= k
+    where = places[order][after] if places is not None else (rows[after], cols[after])
     return (
         seen,
         sumsq,
-        rows[last].astype(np.intp),
-        cols[last].astype(np.intp),
-        (cols[first].astype(np.intp), vals[first]),
+        cols[last],
+        (where, cols[after]),
+        (cols[first], vals[first]),
     )
 
 
@@ -449,36 +453,32 @@ class _BaseSON(OnlineLinearBase):
         weight and the curvature of the feature stay in scaled units).
         """
         k = self._confirm_values
-        seen, sumsq, at, cols, (new_cols, new_vals) = _first_values(
+        seen, sumsq, cols, (where, of), (new_cols, new_vals) = _first_values(
             state.scale_seen, state.scale_sumsq, X, k
         )
-        provisional = state.scale
+        scale = state.scale
         if new_cols.size:  # as update_scales: the power of two of the first value
-            provisional = provisional.copy()
-            provisional[new_cols] = np.ldexp(1.0, np.frexp(new_vals)[1] - 1)
-        Z = _scaled(X, provisional)
-        if cols.size == 0:
-            return provisional, Z, seen, sumsq
+            scale = scale.copy()
+            scale[new_cols] = np.ldexp(1.0, np.frexp(new_vals)[1] - 1)
+        Z = _scaled(X, scale)
         # values whose squares underflow keep their first scale (|x| <= 1e150: no overflow)
-        ok = sumsq[cols] >= np.finfo(np.float64).tiny
-        at, cols = at[ok], cols[ok]
+        cols = cols[sumsq[cols] >= np.finfo(np.float64).tiny]
         confirmed = _nearest_power_of_two(np.sqrt(sumsq[cols] / k))
-        changed = confirmed != provisional[cols]
-        at, cols, confirmed = at[changed], cols[changed], confirmed[changed]
+        changed = confirmed != scale[cols]
+        cols, confirmed = cols[changed], confirmed[changed]
         if cols.size == 0:
-            return provisional, Z, seen, sumsq
-        factor = np.ones(X.shape[1])
-        factor[cols] = provisional[cols] / confirmed  # powers of two: exact
-        start = np.full(X.shape[1], X.shape[0], dtype=np.intp)
-        start[cols] = at
+            return scale, Z, seen, sumsq
+        factor = scale[cols] / confirmed  # powers of two: exact
+        order = np.argsort(cols)
+        cols, confirmed, factor = cols[order], confirmed[order], factor[order]
+        pick = np.searchsorted(cols, of)
+        hit = pick < cols.size
+        hit[hit] = cols[pick[hit]] == of[hit]
         if sp.issparse(Z):
-            row_of = np.repeat(np.arange(Z.shape[0]), np.diff(Z.indptr))
-            later = row_of >= start[Z.indices]
-            Z.data[later] *= factor[Z.indices[later]]
+            Z.data[where[hit]] *= factor[pick[hit]]
         else:
-            for col, row in zip(cols.tolist(), at.tolist(), strict=True):
-                Z[row:, col] *= factor[col]
-        scale = provisional.copy()
+            Z[where[0][hit], where[1][hit]] *= factor[pick[hit]]
+        scale = scale.copy() if scale is state.scale else scale
         scale[cols] = confirmed
         return scale, Z, seen, sumsq
 
