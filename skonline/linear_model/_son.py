@@ -432,9 +432,9 @@ class _BaseSON(OnlineLinearBase):
     def _scaled_pass(self, state, X, T, sample_weight, forgetting):
         """The pass over the rows in scaled units (see :meth:`_confirm_scales`)."""
         if state.scale_seen is None or X.shape[0] == 0:
-            return self._scaled_segment(state, X, T, sample_weight, forgetting)
+            return self._pass_in_units(state, X, T, sample_weight, forgetting)
         scale, Z, seen, sumsq = self._confirm_scales(state, X)
-        new, out = self._scaled_segment(state, X, T, sample_weight, forgetting, scaled=(scale, Z))
+        new, out = self._pass_in_units(state, X, T, sample_weight, forgetting, scaled=(scale, Z))
         if seen is not state.scale_seen:
             new.scale_seen, new.scale_sumsq = seen, sumsq
         return new, out
@@ -482,7 +482,7 @@ class _BaseSON(OnlineLinearBase):
         scale[cols] = confirmed
         return scale, Z, seen, sumsq
 
-    def _scaled_segment(self, state, X, T, sample_weight, forgetting, scaled=None):
+    def _pass_in_units(self, state, X, T, sample_weight, forgetting, scaled=None):
         """One pass over ``X``; ``scaled``: ``(scale, X in scaled units)`` when already known."""
         center = getattr(state.frozen, "center_target", False)
         if scaled is not None:
