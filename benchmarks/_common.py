@@ -211,3 +211,18 @@ def parse_args(description, argv=None, add_arguments=None):
         add_arguments(parser)
     parser.add_argument("--seed", type=int, default=0)
     return parser.parse_args(argv)
+
+
+def linear_stream(n, d, sparse, seed):
+    """Labels of a noisy linear rule on standard normal rows, dense or CSR (5 % non-zeros)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    if sparse:
+        X = sp.random(n, d, density=0.05, format="csr", random_state=seed, dtype=np.float64)
+        X.data = rng.standard_normal(X.nnz)
+    else:
+        X = rng.standard_normal((n, d))
+    w = rng.standard_normal(d)
+    score = np.asarray(X @ w).ravel() + 0.3 * rng.standard_normal(n)
+    return X, (score > 0).astype(int)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from _common import environment, load_average, log, parse_args, source_digests
+from _common import environment, linear_stream, load_average, log, parse_args, source_digests
 from _peers import (
     PrefixCurve,
     PrefixRidgeCV,
@@ -264,17 +264,6 @@ def imbalanced_streams(smoke):
     return out
 
 
-def sparse_linear_stream(n_samples, n_features, random_state, density=0.05):
-    """CSR rows with standard normal non-zeros and labels of a noisy linear rule."""
-    import scipy.sparse as sp
-
-    rng = np.random.default_rng(random_state)
-    X = sp.random(n_samples, n_features, density=density, format="csr", random_state=random_state)
-    X.data = rng.standard_normal(X.nnz)
-    score = np.asarray(X @ rng.standard_normal(n_features)).ravel()
-    return X, (score + 0.3 * rng.standard_normal(n_samples) > 0).astype(int)
-
-
 def sparse_streams(smoke):
     """CSR streams: real-valued non-zeros (in one unit, and in columns of very different units),
     TF-IDF and raw counts of generated documents, one-hot codes of digits."""
@@ -286,9 +275,9 @@ def sparse_streams(smoke):
     n = 300 if smoke else 10000
     out = []
     for d, seed in ((1000, 0), (100, 1)):
-        X, y = sparse_linear_stream(n, d, seed)
+        X, y = linear_stream(n, d, True, seed)
         out.append(Stream(f"real-valued, d = {d}, 5 % non-zeros", X, y))
-    X, y = sparse_linear_stream(n, 1000, 2)
+    X, y = linear_stream(n, 1000, True, 2)
     units = 10.0 ** np.random.default_rng(2).uniform(-3, 3, X.shape[1])
     out.append(
         Stream("real-valued, d = 1000, units 10^U(-3, 3)", sp.csr_matrix(X @ sp.diags(units)), y)

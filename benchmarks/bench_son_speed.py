@@ -37,9 +37,9 @@ import copy
 import time
 
 import numpy as np
-import scipy.sparse as sp
 from _common import (
     environment,
+    linear_stream,
     load_average,
     log,
     markdown_table,
@@ -57,20 +57,8 @@ MEASURED_MODULES = ["skonline.linear_model._son", "skonline.linear_model._son_ke
 TARGET = 8.0
 
 
-def _stream(n, d, sparse, seed):
-    rng = np.random.default_rng(seed)
-    if sparse:
-        X = sp.random(n, d, density=0.05, format="csr", random_state=seed, dtype=np.float64)
-        X.data = rng.standard_normal(X.nnz)
-    else:
-        X = rng.standard_normal((n, d))
-    w = rng.standard_normal(d)
-    score = np.asarray(X @ w).ravel() + 0.3 * rng.standard_normal(n)
-    return X, (score > 0).astype(int)
-
-
 def run_case(d, m, sparse, batches, rounds, seed):
-    X, y = _stream((batches + 1) * 1000, d, sparse, seed)
+    X, y = linear_stream((batches + 1) * 1000, d, sparse, seed)
     classes = np.array([0, 1])
     son = RFDSONClassifier(sketch_size=m).partial_fit(X[:1000], y[:1000], classes=classes)
     sgd = SGDClassifier(random_state=0).partial_fit(X[:1000], y[:1000], classes=classes)
