@@ -362,7 +362,11 @@ def probability_methods():
         "ScaleInvariantClassifier": ("skonline", skonline.ScaleInvariantClassifier()),
         "RFDSON, temperature": ("tuned", skonline.RFDSONClassifier(calibration="temperature")),
         "SI, forgetting 1.0": ("tuned", skonline.ScaleInvariantClassifier(forgetting_factor=1.0)),
-        "RFDSON, paper's link": ("tuned", skonline.RFDSONClassifier(calibration=None)),
+        "RFDSON, bound 2 (default before)": ("tuned", skonline.RFDSONClassifier(bound=2.0)),
+        "RFDSON, paper's link": (
+            "tuned",
+            skonline.RFDSONClassifier(calibration=None, bound=2.0),
+        ),
         "SGD(log_loss) + scaler": (
             "peer",
             ScaledModel(SGDClassifier(loss="log_loss", random_state=0)),

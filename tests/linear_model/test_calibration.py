@@ -74,7 +74,7 @@ def test_probabilities_are_not_capped(Est):
 
 def test_the_paper_link_is_still_available():
     X, y = _imbalanced_breast_cancer()
-    p = RFDSONClassifier(calibration=None).fit(X, y).predict_proba(X)
+    p = RFDSONClassifier(calibration=None, bound=2.0).fit(X, y).predict_proba(X)
     bound = 1.0 / (1.0 + np.exp(-2.0))
     assert p.max() <= bound + 1e-12 and p.min() >= 1 - bound - 1e-12
 
@@ -116,7 +116,7 @@ def test_rfdson_multiclass_log_loss_improves_on_the_paper_link():
         per_order = []
         for seed in range(3):
             order = np.random.default_rng(seed).permutation(len(y))
-            est = RFDSONClassifier(calibration=calibration)
+            est = RFDSONClassifier(calibration=calibration, bound=2.0)
             proba, _, scored = _prequential(est, X[order], y[order])
             per_order.append(log_loss(scored, proba, labels=range(3)))
         losses[calibration] = np.mean(per_order)
