@@ -662,9 +662,10 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         What :meth:`predict_proba` reads. ``"platt"``: online Platt scaling,
         ``P(y = 1 | f) = σ(a g + b)`` with ``g = C tanh(f / C)`` the linear
         score ``f`` softly bounded by ``C = bound`` (``C = 5`` with
-        ``bound=None``: a map on raw scores trusts outliers), the slope ``a > 0`` and the intercept ``b`` fitted
-        by one Newton step per row (a 2 × 2 curvature, from ``(1, 0)``) on
-        the score the learner gave the row before learning it; sample and
+        ``bound=None``: a map on raw scores trusts outliers), the slope
+        ``a > 0`` and the intercept ``b`` fitted by one Newton step per row
+        (a 2 × 2 curvature, from ``(1, 0)``) on the score the learner gave
+        the row before learning it; sample and
         class weights count, as in a weighted logistic regression. The
         intercept corrects the learner's bias on imbalanced streams: the
         calibrated log-odds ``a g + b`` are what :meth:`decision_function`
