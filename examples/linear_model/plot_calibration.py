@@ -3,10 +3,11 @@
 Calibrated probabilities of the online linear classifiers
 =========================================================
 
-:class:`~skonline.linear_model.RFDSONClassifier` keeps the paper's constraint
-``|wᵀx| ≤ C`` (``bound=2``): its regret bound needs it. Read through the
-paper's link, ``σ(clip(f, −2, 2))``, its probabilities can never leave
-``[0.12, 0.88]``, however sure the model is.
+:class:`~skonline.linear_model.RFDSONClassifier` with the paper's constraint
+``|wᵀx| ≤ C`` (``bound=2``, which its regret bound needs) and read through the
+paper's link, ``σ(clip(f, −2, 2))``, has probabilities that can never leave
+``[0.12, 0.88]``, however sure the model is. Its default has no bound, but
+its raw scores are no better read directly.
 :class:`~skonline.linear_model.ScaleInvariantClassifier` has no bound, but its
 scores are those of an unregularised online logistic regression, and
 ``σ(f)`` is over-confident while it learns.
@@ -14,7 +15,7 @@ scores are those of an unregularised online logistic regression, and
 Both read their scores through an online calibration map learned from each
 row's score *before* the row was learned: RFD-SON through online Platt scaling
 ``σ(a g + b)`` (``calibration="platt"``, its default; ``g`` the score softly
-bounded by ``C``), whose intercept corrects the learner's bias on an
+bounded by ``C``, or by 5 without a bound), whose intercept corrects the learner's bias on an
 imbalanced stream and whose log-odds become ``decision_function``; the
 scale-invariant learner through the temperature map ``σ(a f)``
 (``calibration="temperature"``, its default), which leaves
@@ -55,7 +56,7 @@ def prequential_proba(estimator, batch_size=10):
 
 scored = y[10:]
 models = {
-    "RFD-SON, paper's link": RFDSONClassifier(calibration=None),
+    "RFD-SON, paper's link (bound 2)": RFDSONClassifier(calibration=None, bound=2.0),
     "RFD-SON, calibrated": RFDSONClassifier(),
     "scale-invariant, own link": ScaleInvariantClassifier(calibration=None),
     "scale-invariant, calibrated": ScaleInvariantClassifier(),
