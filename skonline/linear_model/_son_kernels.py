@@ -16,6 +16,7 @@ The textbook transcription of the algorithm lives in the tests
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,11 +99,15 @@ def auto_alpha0(
     divided by the number of coordinates: a prior worth one average row.
     A positive value (1 when the batch carries no curvature).
     """
-    sq = (
-        np.asarray(X.multiply(X).sum(axis=1)).ravel()
-        if sp.issparse(X)
-        else np.einsum("ij,ij->i", X, X)
-    )
+    # correctly rounded sums (math.fsum): the same bits whatever the memory layout
+    # of the rows, so the warm-up rows gathered from any split give the same value
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        sq = np.array(
+            [math.fsum(np.square(X.data[X.indptr[i] : X.indptr[i + 1]])) for i in range(X.shape[0])]
+        )
+    else:
+        sq = np.array([math.fsum(np.square(row)) for row in np.asarray(X)])
     sq = sq + intercept * intercept
     n_coords = X.shape[1] + (1 if intercept else 0)
     weights = []
@@ -112,7 +117,7 @@ def auto_alpha0(
         else:
             deriv = loss_and_derivative(loss, 0.0, y, epsilon)[1]
             weights.append((mu + learning_rate) * deriv * deriv)
-    value = float(np.mean(np.asarray(weights) * sq)) / n_coords
+    value = math.fsum(np.asarray(weights) * sq) / len(sq) / n_coords
     return value if value > 0.0 and np.isfinite(value) else 1.0
 
 

@@ -6,7 +6,7 @@ The literal transcription of Algorithm 6 lives in ``test_son_reference.py``.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import load_iris
+from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.preprocessing import StandardScaler
 from skonline.linear_model._son_fast import _SketchOps
 
@@ -185,6 +185,33 @@ def test_losses_match_their_derivatives(loss):
         _son_kernels.auto_mu("hinge", 1.0) == 0.0
         and _son_kernels.auto_mu("squared_error", None) == 0.0
     )
+    # without a bound: a floor for the logistic loss, 0 for the others
+    assert _son_kernels.auto_mu("log_loss", None) == _son_kernels.UNBOUNDED_LOG_LOSS_MU == 0.05
+    assert _son_kernels.auto_mu("hinge", None) == 0.0
+
+
+def test_default_classifier_has_no_bound_and_a_curvature_floor():
+    """The default: no projection, ``mu`` 0.05, the map reading ``5 tanh(f / 5)``."""
+    from skonline.linear_model import _son
+
+    clf = DefaultRFDSONClassifier()
+    assert clf.bound is None and clf._mu() == 0.05
+    assert DefaultRFDSONClassifier(bound=2.0)._mu() == pytest.approx(np.exp(-2.0))
+    f = np.array([[-300.0], [-5.0], [0.0], [0.3], [7.0], [1e6]])
+    C = _son.CALIBRATION_MARGIN
+    expected = (1 - _son.SOFT_BOUND_SLOPE) * C * np.tanh(f / C) + _son.SOFT_BOUND_SLOPE * f
+    np.testing.assert_array_equal(_son._soft_bound(f, None), expected)
+    np.testing.assert_array_equal(_son._soft_bound(f, 5.0), expected)
+    # nothing clips the learner: its scores pass the former bound 2, and the paper's link
+    # is then σ(f) of the raw scores (with bound=2 it stays within σ(±2))
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    raw = DefaultRFDSONClassifier(calibration=None).fit(X, y)
+    f = raw.decision_function(X)
+    assert np.abs(f).max() > 4.0
+    np.testing.assert_allclose(raw.predict_proba(X)[:, 1], 1 / (1 + np.exp(-f)), rtol=1e-12)
+    capped = DefaultRFDSONClassifier(calibration=None, bound=2.0).fit(X, y).predict_proba(X)
+    assert capped.max() <= 1 / (1 + np.exp(-2.0)) + 1e-12
 
 
 def test_multiclass_one_vs_rest_one_sketch_per_class():
@@ -284,7 +311,7 @@ def test_sparse_route_matches_dense_route(params):
     # not settle on this stream, see the user guide): the dense route's own movement when
     # every input moves by 1 ulp (the largest of three such changes), times the 100 ulps a
     # factored row may lose, bounds the difference of the routes too
-    sensitivity = 0.0
+    sensitivity, loss_sensitivity = 0.0, 0.0
     for seed in range(3):
         rng = np.random.default_rng(seed)
         signs = rng.choice([-1.0, 1.0], X.shape)
@@ -294,9 +321,17 @@ def test_sparse_route_matches_dense_route(params):
             part = slice(start, start + 400)
             moved.partial_fit(nudged[part], y[part], classes=[0, 1])
         sensitivity = max(sensitivity, np.abs(moved.coef_ - dense.coef_).max())
+        loss_sensitivity = max(
+            loss_sensitivity, abs(moved.cumulative_loss_ - dense.cumulative_loss_)
+        )
     atol = max(rtol * scale, 100 * sensitivity)
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=0, atol=atol)
-    assert sparse.cumulative_loss_ == pytest.approx(dense.cumulative_loss_, rel=max(rtol, 1e-9))
+    # the prequential loss, by the same rule (its own movement under the 1-ulp changes)
+    assert sparse.cumulative_loss_ == pytest.approx(
+        dense.cumulative_loss_,
+        rel=max(rtol, 1e-9),
+        abs=100 * loss_sensitivity,
+    )
     np.testing.assert_array_equal(sparse.predict(X), dense.predict(X))
 
 
