@@ -37,6 +37,8 @@ from ._son_kernels import (
     CurvatureState,
     auto_alpha0,
     auto_mu,
+    first_value_scales,
+    nearest_power_of_two,
     new_curvature,
     rms_scales,
     running_target_means,
@@ -125,11 +127,6 @@ def _scaled(X, scale):
         X.data *= inverse[X.indices]
         return X
     return X * inverse
-
-
-def _nearest_power_of_two(values):
-    """``2^round(log2 v)`` of positive values (as :func:`rms_scales` rounds)."""
-    return np.ldexp(1.0, np.round(np.log2(values)).astype(np.int64))
 
 
 def _first_values(seen, sumsq, X, k):
@@ -475,11 +472,11 @@ class _BaseSON(OnlineLinearBase):
         scale = state.scale
         if new_cols.size:  # as update_scales: the power of two of the first value
             scale = scale.copy()
-            scale[new_cols] = np.ldexp(1.0, np.frexp(new_vals)[1] - 1)
+            scale[new_cols] = first_value_scales(new_vals)
         Z = _scaled(X, scale)
         # values whose squares underflow keep their first scale (|x| <= 1e150: no overflow)
         cols = cols[sumsq[cols] >= np.finfo(np.float64).tiny]
-        confirmed = _nearest_power_of_two(np.sqrt(sumsq[cols] / k))
+        confirmed = nearest_power_of_two(0.5 * np.log2(sumsq[cols] / k))
         changed = confirmed != scale[cols]
         cols, confirmed = cols[changed], confirmed[changed]
         if cols.size == 0:

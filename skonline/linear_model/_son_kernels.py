@@ -32,6 +32,8 @@ __all__ = [
     "CurvatureState",
     "auto_alpha0",
     "auto_mu",
+    "first_value_scales",
+    "nearest_power_of_two",
     "new_curvature",
     "son_pass",
     "update_scales",
@@ -121,6 +123,25 @@ def auto_alpha0(
     return value if value > 0.0 and np.isfinite(value) else 1.0
 
 
+def first_value_scales(values: np.ndarray) -> np.ndarray:
+    """The power of two ``2^(e−1)`` of each value ``m·2^e`` (``m`` in ``[0.5, 1)``).
+
+    A feature scaled by it has that value at ``2m``, in ``[1, 2)``: the scale a
+    feature takes from its first non-zero value.
+    """
+    _, exponent = np.frexp(np.asarray(values, dtype=np.float64))
+    return np.ldexp(1.0, exponent - 1)
+
+
+def nearest_power_of_two(log2_values: np.ndarray) -> np.ndarray:
+    """``2^round(v)`` of base-2 logarithms, inside the float64 range (subnormals included).
+
+    The scale of a feature whose root-mean-square is ``2^v``: :func:`rms_scales`
+    over the first rows, and the scale confirmed at a sparse feature's later values.
+    """
+    return np.exp2(np.clip(np.round(log2_values), -1074, 1023))
+
+
 def rms_scales(X: Any) -> np.ndarray:
     """Per feature, the power of two nearest the root-mean-square of its rows (0 if all 0).
 
@@ -155,8 +176,7 @@ def rms_scales(X: Any) -> np.ndarray:
         log_rms[cols] = np.log2(peak[cols]) + 0.5 * np.log2(rel_ms)
     scale = np.zeros(ms.shape)
     seen = np.isfinite(log_rms)
-    # the nearest power of two inside the float64 range (subnormal ones included)
-    scale[seen] = np.exp2(np.clip(np.round(log_rms[seen]), -1074, 1023))
+    scale[seen] = nearest_power_of_two(log_rms[seen])
     return scale
 
 
@@ -188,8 +208,7 @@ def update_scales(scale: np.ndarray, X: Any) -> np.ndarray:
         cols = np.flatnonzero(unset & nonzero.any(axis=0))
         rows = np.argmax(nonzero[:, cols], axis=0)
         vals = X[rows, cols]
-    _, exponent = np.frexp(np.asarray(vals, dtype=np.float64))
-    scale[cols] = np.ldexp(1.0, exponent - 1)
+    scale[cols] = first_value_scales(vals)
     return scale
 
 
