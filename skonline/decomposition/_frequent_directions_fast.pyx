@@ -38,6 +38,11 @@ ctypedef fused floating_in:
     float
     double
 
+#: Index type of the CSR products: scipy's int32 when the matrix fits, int64 beyond.
+ctypedef fused index_t:
+    int
+    long long
+
 #: Variant codes of the shrink step (``utils/_shrink.pxd``).
 VARIANT_CODES = {"fd": VARIANT_FD, "pfd": VARIANT_PFD, "isvd": VARIANT_ISVD}
 
@@ -410,7 +415,7 @@ def welford_rows(SketchBuffer sketch, const floating_in[:, :] X, bint center):
     return out
 
 
-def csr_times_transpose(const long long[::1] indptr, const long long[::1] indices,
+def csr_times_transpose(const index_t[::1] indptr, const index_t[::1] indices,
                         const double[::1] data, const double[:, ::1] D):
     """``X Dᵀ`` for CSR ``X`` (b x d) and dense row-major ``D`` (r x d): ``O(nnz · r)``.
 
@@ -432,7 +437,7 @@ def csr_times_transpose(const long long[::1] indptr, const long long[::1] indice
 
 
 def add_transpose_times_csr(double[:, ::1] out, const double[:, ::1] M,
-                            const long long[::1] indptr, const long long[::1] indices,
+                            const index_t[::1] indptr, const index_t[::1] indices,
                             const double[::1] data):
     """``out += Mᵀ X`` in place for CSR ``X`` (b x d), ``M`` (b x k), ``out`` (k x d)."""
     cdef Py_ssize_t b = indptr.shape[0] - 1, kk = M.shape[1], i, p, k
@@ -447,7 +452,7 @@ def add_transpose_times_csr(double[:, ::1] out, const double[:, ::1] M,
                     out[k, j] += M[i, k] * v
 
 
-def csr_times_dense(const long long[::1] indptr, const long long[::1] indices,
+def csr_times_dense(const index_t[::1] indptr, const index_t[::1] indices,
                     const double[::1] data, const double[:, ::1] V):
     """``X V`` for CSR ``X`` (b x d) and C-ordered ``V`` (d x p): ``O(nnz · p)``."""
     cdef Py_ssize_t b = indptr.shape[0] - 1, p = V.shape[1], i, q, k
@@ -469,7 +474,7 @@ def csr_times_dense(const long long[::1] indptr, const long long[::1] indices,
     return out
 
 
-def csr_transpose_times_dense(const long long[::1] indptr, const long long[::1] indices,
+def csr_transpose_times_dense(const index_t[::1] indptr, const index_t[::1] indices,
                               const double[::1] data, const double[:, ::1] W, Py_ssize_t d):
     """``Xᵀ W`` for CSR ``X`` (b x d) and ``W`` (b x p), as a C-ordered (d x p) array."""
     cdef Py_ssize_t b = indptr.shape[0] - 1, p = W.shape[1], i, q, k
@@ -491,7 +496,7 @@ def csr_transpose_times_dense(const long long[::1] indptr, const long long[::1] 
     return out
 
 
-def csr_gram_times_vector(const long long[::1] indptr, const long long[::1] indices,
+def csr_gram_times_vector(const index_t[::1] indptr, const index_t[::1] indices,
                           const double[::1] data, const double[::1] v, double[::1] out):
     """``out += Xᵀ(X v)`` in place for CSR ``X`` (b x d): one pass over the non-zeros.
 
@@ -512,7 +517,7 @@ def csr_gram_times_vector(const long long[::1] indptr, const long long[::1] indi
                     out[indices[q]] += t * data[q]
 
 
-def csr_gram(const long long[::1] indptr, const long long[::1] indices, const double[::1] data):
+def csr_gram(const index_t[::1] indptr, const index_t[::1] indices, const double[::1] data):
     """``X Xᵀ`` (b x b) for CSR ``X`` with sorted indices: merged sparse dot products."""
     cdef Py_ssize_t b = indptr.shape[0] - 1, i, j
     cdef long long p, q, pe, qe
@@ -539,7 +544,7 @@ def csr_gram(const long long[::1] indptr, const long long[::1] indices, const do
     return out
 
 
-def csr_column_sums(const long long[::1] indptr, const long long[::1] indices,
+def csr_column_sums(const index_t[::1] indptr, const index_t[::1] indices,
                     const double[::1] data, double[::1] total, double[::1] squares):
     """``total += Xᵀ1`` and ``squares += (X∘X)ᵀ1`` in place: ``O(nnz)``."""
     cdef Py_ssize_t b = indptr.shape[0] - 1, i

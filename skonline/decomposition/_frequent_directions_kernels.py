@@ -22,6 +22,7 @@ and subtracts ``δ = λ_m`` from each (the SHRINK step of Algorithms 1, 2, 4, 5)
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -385,7 +386,7 @@ def stacked_rows_pass(sketch: SketchBuffer, rows: np.ndarray, rule: ShrinkRule) 
 
 # --------------------------------------------------- implicit Welford rows of a block
 class CsrRows:
-    """Consecutive rows of a canonical CSR matrix as plain arrays (int64 indices).
+    """Consecutive rows of a canonical CSR matrix as plain arrays (int32 or int64 indices).
 
     The compiled sparse products of :mod:`skonline.decomposition._frequent_directions_fast` work on
     these; no ``scipy.sparse`` object is built per block.
@@ -409,7 +410,16 @@ class CsrRows:
 
     @classmethod
     def from_csr(cls, X: sp.csr_matrix) -> CsrRows:
-        return cls(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1])
+        """The rows of ``X``, sharing its arrays: scipy's int32 indices are kept
+        (a quarter less memory traffic per pass), anything else becomes int64."""
+        both_int32 = X.indptr.dtype == np.int32 and X.indices.dtype == np.int32
+        index = np.int32 if both_int32 else np.int64
+        return cls(
+            X.indptr.astype(index, copy=False),
+            X.indices.astype(index, copy=False),
+            X.data,
+            X.shape[1],
+        )
 
     def rows(self, start: int, stop: int) -> CsrRows:
         return CsrRows(self.indptr, self.indices, self.data, self.shape[1], start, stop)
@@ -492,7 +502,7 @@ class PendingRows:
         """A new record holding these rows followed by those of ``X``."""
         if X.shape[0] == 0:
             return self
-        chunk = (np.diff(X.indptr), X.indices.copy(), X.data.copy())
+        chunk = (np.diff(X.indptr).astype(np.int64), X.indices.astype(np.int64), X.data.copy())
         return PendingRows(
             chunks=(*self.chunks, chunk),
             n_rows=self.n_rows + X.shape[0],
@@ -610,15 +620,25 @@ class WelfordBlock:
         """
         out = np.zeros(self.shape[1])
         csr_gram_times_vector(*self.X.arrays, np.ascontiguousarray(v, dtype=np.float64), out)
-        if self.center:
-            b, t0 = self.shape[0], self.t0
-            col_sum, _ = self.column_sums()
-            mean_b = col_sum / b
-            out -= b * mean_b * float(mean_b @ v)
-            if t0 > 0:
-                delta = mean_b - self.s0 / t0
-                out += (t0 * b / (t0 + b)) * delta * float(delta @ v)
+        for direction, weight in self._scatter_terms():
+            out += (weight * float(direction @ v)) * direction
         return out
+
+    def _scatter_terms(self) -> tuple[tuple[np.ndarray, float], ...]:
+        """The rank-one centring terms ``(u, w)`` of :meth:`scatter_times` (computed once)."""
+        cached = getattr(self, "_scatter_cache", None)
+        if cached is None:
+            cached = ()
+            if self.center:
+                b, t0 = self.shape[0], self.t0
+                col_sum, _ = self.column_sums()
+                mean_b = col_sum / b
+                cached = ((mean_b, -float(b)),)
+                if t0 > 0:
+                    delta = mean_b - self.s0 / t0
+                    cached += ((delta, t0 * b / (t0 + b)),)
+            self._scatter_cache = cached
+        return cached
 
     def column_sums(self) -> tuple[np.ndarray, np.ndarray]:
         """``(Xᵀ1, (X∘X)ᵀ1)`` of the raw rows (computed once)."""
@@ -881,6 +901,9 @@ RANGE_POWER_ITERATIONS = 1
 #: below ``2e-6`` for ``d ≤ 20000`` and ``1.3e-5`` for ``d = 10⁶``.
 RESIDUAL_LANCZOS_STEPS = 30
 RESIDUAL_MARGIN = 0.1
+#: A Gram-Schmidt pass that leaves less than this fraction of the vector's
+#: norm lost digits to cancellation and is repeated (``1/sqrt(2)``, DGKS).
+REORTHOGONALISE_BELOW = 1.0 / math.sqrt(2.0)
 
 
 def largest_eigenvalue_bound(
@@ -905,9 +928,15 @@ def largest_eigenvalue_bound(
         w = apply(basis[j])
         alphas.append(float(basis[j] @ w))
         Q = basis[: j + 1]
-        for _ in range(2):  # full reorthogonalisation, classical Gram-Schmidt twice
-            w -= Q.T @ (Q @ w)
+        # full reorthogonalisation: classical Gram-Schmidt, repeated when it
+        # cancelled more than REORTHOGONALISE_BELOW of the norm (Daniel, Gragg,
+        # Kaufman & Stewart 1976: twice is enough)
+        before = float(np.linalg.norm(w))
+        w -= Q.T @ (Q @ w)
         beta = float(np.linalg.norm(w))
+        if beta < REORTHOGONALISE_BELOW * before:
+            w -= Q.T @ (Q @ w)
+            beta = float(np.linalg.norm(w))
         if beta <= 1e-14 * max(abs(alphas[-1]), 1e-300):
             break
         betas.append(beta)

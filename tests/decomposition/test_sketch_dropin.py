@@ -361,6 +361,62 @@ def test_welford_block_operators_match_its_dense_rows():
     np.testing.assert_allclose(rows, W.T @ R, atol=1e-12)
 
 
+def test_csr_rows_keep_int32_indices_and_the_products_do_not_depend_on_them():
+    """scipy's int32 indices are passed as they are (no int64 copy); every compiled
+    product gives the same bits with int32 and int64 indices."""
+    X = sp.random(50, 30, density=0.2, format="csr", random_state=4)
+    X.indptr, X.indices = X.indptr.astype(np.int32), X.indices.astype(np.int32)
+    narrow = CsrRows.from_csr(X)
+    assert narrow.indptr.dtype == narrow.indices.dtype == np.int32
+    assert np.shares_memory(narrow.indices, X.indices)
+    wide = CsrRows(narrow.indptr.astype(np.int64), narrow.indices.astype(np.int64), X.data, 30)
+    X64 = X.copy()
+    X64.indptr, X64.indices = X64.indptr.astype(np.int64), X64.indices.astype(np.int64)
+    assert CsrRows.from_csr(X64).indices.dtype == np.int64
+    rng = np.random.default_rng(0)
+    s0 = rng.standard_normal(30) * 10
+    V, W = rng.standard_normal((30, 3)), rng.standard_normal((50, 3))
+    D = rng.standard_normal((4, 30))
+    v = rng.standard_normal(30)
+    for rows in (narrow.rows(5, 45), narrow):
+        other = wide.rows(5, 45) if rows is not narrow else wide
+        a, b = WelfordBlock(rows, 7, s0, True), WelfordBlock(other, 7, s0, True)
+        np.testing.assert_array_equal(a.matmat(V), b.matmat(V))
+        np.testing.assert_array_equal(a.rmatmat(W[: rows.shape[0]]), b.rmatmat(W[: rows.shape[0]]))
+        np.testing.assert_array_equal(a.times_transpose(D), b.times_transpose(D))
+        np.testing.assert_array_equal(a.scatter_times(v), b.scatter_times(v))
+        np.testing.assert_array_equal(a.gram(), b.gram())
+        np.testing.assert_array_equal(a.column_sums()[1], b.column_sums()[1])
+        out_a, out_b = np.zeros((3, 30)), np.zeros((3, 30))
+        a.add_transpose_times(out_a, W[: rows.shape[0]])
+        b.add_transpose_times(out_b, W[: rows.shape[0]])
+        np.testing.assert_array_equal(out_a, out_b)
+    # the open block of the randomized solver stores int64 chunks whatever it is given
+    pending = _sketch.PendingRows.of(narrow)
+    assert all(chunk[0].dtype == chunk[1].dtype == np.int64 for chunk in pending.chunks)
+    np.testing.assert_array_equal(pending.rows(30).toarray(), X.toarray())
+
+
+@pytest.mark.parametrize("spectrum", ["flat", "decaying", "cluster at the top"])
+def test_residual_lanczos_bound_brackets_the_largest_eigenvalue(spectrum):
+    """The certificate is a Ritz value over ``1 − ε``: never below the Ritz value, never
+    above ``λ_max / (1 − ε)`` (a Rayleigh quotient), and above ``λ_max`` on these spectra
+    (the failure probability is below 2e-6 at d = 300)."""
+    rng = np.random.default_rng(5)
+    d = 300
+    lam = {
+        "flat": 1.0 + 0.01 * rng.random(d),
+        "decaying": 1.0 / np.arange(1, d + 1),
+        "cluster at the top": np.r_[np.full(20, 1.0), 0.5 * rng.random(d - 20)],
+    }[spectrum]
+    Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    A = (Q * lam) @ Q.T
+    top = float(np.max(lam))
+    for seed in range(5):
+        bound = _sketch.largest_eigenvalue_bound(lambda v: A @ v, d, np.random.default_rng(seed))
+        assert top <= bound <= top / (1.0 - _sketch.RESIDUAL_MARGIN) * (1 + 1e-12)
+
+
 @pytest.mark.parametrize("t0, center", [(20, True), (0, True), (20, False)])
 def test_welford_block_scatter_times_is_its_gram_in_one_pass(t0, center):
     """``RᵀR v`` from one fused pass (Chan's terms for the centring) = ``Rᵀ(R v)``.
