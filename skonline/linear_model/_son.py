@@ -729,7 +729,8 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
 
     alpha0 : float or "auto", default="auto"
         Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: the
-        mean curvature a row adds per coordinate (a prior worth one row, in
+        mean curvature a row adds per coordinate it touches (its non-zero
+        features, so sparse rows get the prior of dense ones; a prior worth one row, in
         the units of the scaled features; for ``sketch="diag"``, whose
         ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root mean
         squared gradient of a row), over the first 10 rows with
@@ -1185,7 +1186,8 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
 
     alpha0 : float or "auto", default="auto"
         Initial ridge ``α`` (``H^(0) = alpha0 · I``). ``"auto"``: half the
-        mean curvature a row adds per coordinate (a prior worth half a row,
+        mean curvature a row adds per coordinate it touches (its non-zero
+        features; a prior worth half a row,
         in the units of the scaled features: about 1 for the squared loss,
         whose ``l'' = 2``; for ``sketch="diag"``, whose
         ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root of half

@@ -554,6 +554,63 @@ def test_diagonal_auto_alpha0_is_in_gradient_units():
     assert Reg(sketch="diag", alpha0=2.5).fit(X, y).alpha0_ == 2.5
 
 
+@pytest.mark.parametrize("Est", ["classifier", "regressor"])
+def test_auto_alpha0_counts_the_coordinates_a_row_touches(Est):
+    # a prior worth one row on the coordinates it touches: columns that stay zero
+    # (the unused buckets of a hashed text) do not dilute it, CSR and dense agree,
+    # and rows without zeros keep the prior of every coordinate bit for bit
+    import scipy.sparse as sp
+
+    from skonline.linear_model import RFDSONClassifier, RFDSONRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 6))
+    X[rng.random(X.shape) < 0.5] = 0.0
+    y = (X[:, 0] > 0).astype(int) if Est == "classifier" else X @ rng.standard_normal(6)
+    make = RFDSONClassifier if Est == "classifier" else RFDSONRegressor
+    base = make().fit(X, y).alpha0_
+    wide = np.hstack([X, np.zeros((40, 500))])
+    assert make().fit(wide, y).alpha0_ == base
+    assert make().fit(sp.csr_matrix(wide), y).alpha0_ == base
+    full = rng.standard_normal((40, 6))
+    est = make(scale_features=False).fit(full, y)
+    kwargs = {"classes": np.array([0, 1])} if Est == "classifier" else {}
+    # without scale_features the prior is the first row's
+    ref = make(scale_features=False).partial_fit(full[:1], y[:1], **kwargs)
+    assert est.alpha0_ == ref.alpha0_
+
+
+def test_auto_alpha0_lets_wide_sparse_rows_learn():
+    # hashed-text-like rows: 4 topics over a shared Zipf-like vocabulary of 3000
+    # words hashed into 2^14 columns, about 30 words a row, unit norm. A prior
+    # divided by every column (0.0015) let the first steps overfit (prequential
+    # accuracy 0.91 on this stream); per touched coordinate it learns as alpha0=1
+    import scipy.sparse as sp
+
+    from skonline.linear_model import RFDSONClassifier
+
+    rng = np.random.default_rng(1)
+    n, vocab, d = 4000, 3000, 2**14
+    base = rng.dirichlet(np.full(vocab, 0.05))
+    topics = [0.6 * base + 0.4 * rng.dirichlet(np.full(vocab, 0.02)) for _ in range(4)]
+    bucket = rng.integers(0, d, vocab)
+    y = rng.integers(0, 4, n)
+    rows = np.zeros((n, d))
+    for i, label in enumerate(y):
+        np.add.at(rows[i], bucket[rng.choice(vocab, max(3, rng.poisson(30)), p=topics[label])], 1.0)
+    X = sp.csr_matrix(rows / np.linalg.norm(rows, axis=1, keepdims=True))
+    scores = {}
+    for name, est in (("auto", RFDSONClassifier()), ("one", RFDSONClassifier(alpha0=1.0))):
+        hits = 0
+        for i in range(0, n, 100):
+            if i:
+                hits += int(np.sum(est.predict(X[i : i + 100]) == y[i : i + 100]))
+            est.partial_fit(X[i : i + 100], y[i : i + 100], classes=np.arange(4))
+        scores[name] = hits / (n - 100)
+    assert scores["auto"] >= scores["one"] - 0.01, scores
+    assert scores["auto"] > 0.95, scores
+
+
 @pytest.mark.parametrize("huge", [1e15, 1e100])
 def test_full_guards_its_state_against_one_huge_row_as_rfd_does(huge):
     # FULL-ON kept H⁻¹ by Sherman–Morrison: one huge row left it wrong by eps·‖H⁻¹‖
