@@ -509,7 +509,8 @@ class _BaseOnlinePCA(
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components)
-            Their coordinates, float64.
+            Their coordinates, in the floating dtype of ``X`` (computed in
+            float64).
         """
         X = self._validate_predict(X)
         sample = self._fitted_state().frozen.transform_mode == "sample"
@@ -517,7 +518,7 @@ class _BaseOnlinePCA(
         out = np.asarray(safe_sparse_dot(X, C.T, dense_output=True), dtype=np.float64)
         if self._is_centered():
             out -= self._fitted_state().mean @ C.T
-        return out
+        return out.astype(X.dtype, copy=False)
 
     def inverse_transform(self, X):
         """Map coordinates back: ``X @ components_ + mean_``.
@@ -530,7 +531,8 @@ class _BaseOnlinePCA(
         Returns
         -------
         X_original : ndarray of shape (n_samples, n_features)
-            The points of the kept (affine) subspace with these coordinates.
+            The points of the kept (affine) subspace with these coordinates,
+            in the floating dtype of ``X``.
         """
         self._check_fitted()
         X = check_array(X, dtype=[np.float64, np.float32])
@@ -542,7 +544,7 @@ class _BaseOnlinePCA(
         out = np.asarray(X, dtype=np.float64) @ self.components_
         if self._is_centered():
             out += self._fitted_state().mean
-        return out
+        return out.astype(X.dtype, copy=False)
 
     # ------------------------------------------------- variance read-outs
     def _variance_denominator(self):
@@ -688,7 +690,7 @@ class _BaseOnlinePCA(
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.transformer_tags.preserves_dtype = ["float64"]
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.non_deterministic = self.transform_mode == "sample" and self.random_state is None
         return tags
 

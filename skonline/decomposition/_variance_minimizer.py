@@ -455,11 +455,13 @@ class OnlineVarianceMinimizer(
         Returns
         -------
         X_new : ndarray of shape (n_samples, 1)
-            Each row's coordinate along ``direction_``.
+            Each row's coordinate along ``direction_``, in the floating dtype
+            of ``X`` (computed in float64).
         """
         X = self._validate_predict(X)
         y = self.direction_
-        return np.asarray(safe_sparse_dot(X, y[:, None], dense_output=True), dtype=np.float64)
+        out = np.asarray(safe_sparse_dot(X, y[:, None], dense_output=True), dtype=np.float64)
+        return out.astype(X.dtype, copy=False)
 
     def inverse_transform(self, X):
         """Map coordinates back to the line along ``direction_``: ``z y / ||y||²``.
@@ -477,7 +479,7 @@ class OnlineVarianceMinimizer(
         -------
         X_original : ndarray of shape (n_samples, n_features)
             The points of the line through the origin along ``direction_``
-            with these coordinates.
+            with these coordinates, in the floating dtype of ``X``.
         """
         self._check_fitted()
         X = check_array(X, dtype=[np.float64, np.float32])
@@ -487,7 +489,7 @@ class OnlineVarianceMinimizer(
                 "(the coordinate along direction_)."
             )
         y = self.direction_
-        return np.asarray(X, dtype=np.float64) @ (y / (y @ y))[None, :]
+        return (np.asarray(X, dtype=np.float64) @ (y / (y @ y))[None, :]).astype(X.dtype, copy=False)
 
     def score_samples(self, X):
         """``-(x·y)²`` per row: the negative variance paid with ``y = direction_``.
@@ -524,5 +526,5 @@ class OnlineVarianceMinimizer(
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.transformer_tags.preserves_dtype = ["float64"]
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

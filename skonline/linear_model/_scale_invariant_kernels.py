@@ -43,7 +43,8 @@ from typing import Any, TypeVar
 import numpy as np
 import scipy.sparse as sp
 from numpy.linalg import LinAlgError
-from scipy.linalg.lapack import dposv, dtrtrs
+from scipy.linalg.blas import dtrsm
+from scipy.linalg.lapack import dposv
 
 from ..base import shallow_replace
 from ..utils._rows import canonical_csr
@@ -1084,20 +1085,23 @@ def _lstsq_solve(R: np.ndarray, B: np.ndarray, seen: np.ndarray) -> np.ndarray:
 def _triangular_solve(R: np.ndarray, B: np.ndarray, trans: bool = False) -> np.ndarray:
     """``R⁻¹B`` (``R⁻ᵀB`` with ``trans``) for an upper triangular float64 ``R`` without zero pivots.
 
-    LAPACK's ``dtrtrs`` called directly, as ``scipy.linalg.solve_triangular``
-    calls it (a C-ordered ``R`` is passed as the lower triangular ``Rᵀ`` of
-    the transposed system, no copy; the same bits), without the 5-8 µs of
-    its argument handling: a one-row call reads out twice per learner.
+    BLAS's ``dtrsm`` called directly (a C-ordered ``R`` is passed as the lower
+    triangular ``Rᵀ`` of the transposed system, no copy), after the check for
+    an exact zero pivot that LAPACK's ``dtrtrs`` makes. Not ``dtrtrs`` itself
+    (which ``scipy.linalg.solve_triangular`` calls): OpenBLAS runs its
+    ``dtrtrs`` on every thread whatever the size, and on a loaded machine a
+    19 x 19 solve then waits 2-8 ms for the other threads instead of taking
+    1.5 µs; its ``dtrsm`` keeps small solves on the calling thread (the same
+    bits beyond the smallest sizes; one rounding apart at most below them).
     """
+    diagonal = np.diagonal(R)
+    if not diagonal.all():
+        raise LinAlgError(
+            f"singular matrix: resolution failed at diagonal {int(np.flatnonzero(diagonal == 0.0)[0])}"
+        )
     if R.flags.f_contiguous:
-        x, info = dtrtrs(R, B, lower=0, trans=int(trans))
-    else:
-        x, info = dtrtrs(R.T, B, lower=1, trans=int(not trans))
-    if info > 0:
-        raise LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
-    if info < 0:  # pragma: no cover - the arguments are built here
-        raise ValueError(f"illegal value in argument {-info} of dtrtrs")
-    return x
+        return dtrsm(1.0, R, B, lower=0, trans_a=int(trans))
+    return dtrsm(1.0, R.T, B, lower=1, trans_a=int(not trans))
 
 
 def _pinv_solve(R: np.ndarray, Z: np.ndarray, seen: np.ndarray) -> np.ndarray:

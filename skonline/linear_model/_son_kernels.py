@@ -17,6 +17,7 @@ The textbook transcription of the algorithm lives in the tests
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -286,6 +287,32 @@ class CurvatureState:
         return copy_arrays(self, ("Q", "columns"), Q=Q, columns=np.array(columns, dtype=np.intp))
 
 
+def _physical_memory() -> int | None:
+    """The machine's physical memory in bytes (``None`` where the OS does not say)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return None
+
+
+def _check_full_memory(n_models: int, d: int) -> None:
+    """Refuse the exact curvature (three ``d x d`` matrices a model) beyond the machine's memory.
+
+    Allocating first would raise a bare ``MemoryError`` or, where the OS
+    over-commits zeroed pages, succeed and kill the process when the pages
+    are touched; a message pointing at the sketch is more use.
+    """
+    need = 3 * 8 * n_models * d * d
+    total = _physical_memory()
+    if total is not None and need > total:
+        raise MemoryError(
+            f"sketch='full' keeps three {d} x {d} float64 matrices per model ({n_models} "
+            f"model(s)): {need / 2**30:.1f} GiB, more than this machine's "
+            f"{total / 2**30:.1f} GiB. Use sketch='rfd' (memory O(sketch_size x n_features)) "
+            "or sketch='diag' (O(n_features))."
+        )
+
+
 def new_curvature(
     kind: str,
     n_models: int,
@@ -299,6 +326,8 @@ def new_curvature(
     """The curvature of ``n_models`` fresh models (``H = alpha0 · I``)."""
     K, d = n_models, n_features
     cap = {"sketch": 2 * m, "full": d}.get(kind, 0)
+    if kind == "full":
+        _check_full_memory(K, d)
     ints = lambda v: np.full(K, v, dtype=np.intc)  # noqa: E731
     return CurvatureState(
         kind=kind,

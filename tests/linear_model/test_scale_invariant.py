@@ -1065,3 +1065,26 @@ def test_ridge_solve_hands_over_to_the_svd_route_when_a_pivot_is_rounding(lam):
     np.testing.assert_array_equal(
         kernels._positive_solve(M, H), np.linalg.lstsq(M, H, rcond=None)[0]
     )
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("trans", [False, True])
+@pytest.mark.parametrize("d, k", [(1, 1), (5, 1), (19, 3), (64, 10)])
+def test_triangular_solve_matches_a_dense_solve(order, trans, d, k):
+    """The triangular solve (BLAS ``dtrsm``) solves ``R x = b`` / ``Rᵀ x = b`` in either memory order."""
+    rng = np.random.default_rng(d + 100 * k)
+    R = np.triu(rng.standard_normal((d, d)), 1) + np.diag(rng.uniform(1.0, 2.0, d))
+    R = np.asarray(R, order=order)
+    B = rng.standard_normal((d, k))
+    x = kernels._triangular_solve(R, B, trans=trans)
+    A = R.T if trans else R
+    # backward error of a triangular solve: |A x - B| <= d eps |A| |x| (Higham, Thm 8.5)
+    bound = 2 * d * EPS * (np.abs(A) @ np.abs(x))
+    assert np.all(np.abs(A @ x - B) <= bound + 4 * EPS * np.abs(B))
+
+
+def test_triangular_solve_raises_on_a_zero_pivot():
+    R = np.triu(np.ones((4, 4)))
+    R[2, 2] = 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="diagonal 2"):
+        kernels._triangular_solve(R, np.ones((4, 1)))

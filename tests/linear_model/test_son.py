@@ -676,3 +676,14 @@ def test_csr_rows_without_entries_and_no_intercept_touch_no_column(loss):
     )
     np.testing.assert_array_equal(sparse.coef_, dense.coef_)
     assert sparse.cumulative_loss_ == dense.cumulative_loss_
+
+
+def test_full_curvature_too_large_for_the_machine_raises_a_hint_and_stays_unfitted():
+    """``sketch="full"`` on hashed-text widths: a clear ``MemoryError`` before any allocation."""
+    X = sp.random(20, 2**20, density=1e-4, format="csr", random_state=0)
+    y = np.arange(20) % 2
+    est = DefaultRFDSONClassifier(sketch="full")
+    with pytest.raises(MemoryError, match="sketch='rfd'"):
+        est.partial_fit(X, y, classes=[0, 1])
+    assert not hasattr(est, "n_features_in_")
+    DefaultRFDSONClassifier(sketch="rfd").partial_fit(X, y, classes=[0, 1])  # the hint works
