@@ -489,7 +489,8 @@ class OnlineVarianceMinimizer(
                 "(the coordinate along direction_)."
             )
         y = self.direction_
-        return (np.asarray(X, dtype=np.float64) @ (y / (y @ y))[None, :]).astype(X.dtype, copy=False)
+        out = np.asarray(X, dtype=np.float64) @ (y / (y @ y))[None, :]
+        return out.astype(X.dtype, copy=False)
 
     def score_samples(self, X):
         """``-(x·y)²`` per row: the negative variance paid with ``y = direction_``.

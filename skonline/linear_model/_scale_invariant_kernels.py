@@ -1096,9 +1096,8 @@ def _triangular_solve(R: np.ndarray, B: np.ndarray, trans: bool = False) -> np.n
     """
     diagonal = np.diagonal(R)
     if not diagonal.all():
-        raise LinAlgError(
-            f"singular matrix: resolution failed at diagonal {int(np.flatnonzero(diagonal == 0.0)[0])}"
-        )
+        first = int(np.flatnonzero(diagonal == 0.0)[0])
+        raise LinAlgError(f"singular matrix: resolution failed at diagonal {first}")
     if R.flags.f_contiguous:
         return dtrsm(1.0, R, B, lower=0, trans_a=int(trans))
     return dtrsm(1.0, R.T, B, lower=1, trans_a=int(not trans))

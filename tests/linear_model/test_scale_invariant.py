@@ -1071,7 +1071,7 @@ def test_ridge_solve_hands_over_to_the_svd_route_when_a_pivot_is_rounding(lam):
 @pytest.mark.parametrize("trans", [False, True])
 @pytest.mark.parametrize("d, k", [(1, 1), (5, 1), (19, 3), (64, 10)])
 def test_triangular_solve_matches_a_dense_solve(order, trans, d, k):
-    """The triangular solve (BLAS ``dtrsm``) solves ``R x = b`` / ``Rᵀ x = b`` in either memory order."""
+    """The triangular solve (BLAS ``dtrsm``) solves ``R x = b`` / ``Rᵀ x = b`` in either order."""
     rng = np.random.default_rng(d + 100 * k)
     R = np.triu(rng.standard_normal((d, d)), 1) + np.diag(rng.uniform(1.0, 2.0, d))
     R = np.asarray(R, order=order)
