@@ -295,7 +295,33 @@ def sparse_streams(smoke):
     X, y = _bundled(skdata.load_digits)
     onehot = OneHotEncoder(handle_unknown="ignore").fit(X)  # the codes of every pixel value
     out.append(Stream("digits one-hot, even vs odd", sp.csr_matrix(onehot.transform(X)), y % 2))
+    X, y = shared_word_documents(6000 if not smoke else 300)
+    out.append(Stream("hashed text, 5 topics sharing 93 % of words", X, y))
     return out[:2] if smoke else out
+
+
+def shared_word_documents(n, n_topics=5, vocabulary=5000, length=25, shared=0.93, seed=1):
+    """``HashingVectorizer(n_features=2**16)`` rows of documents whose topics differ by few words.
+
+    Every topic's word distribution is ``shared`` of one common Dirichlet
+    draw plus ``1 - shared`` of its own: the label is in small shifts of
+    frequent words and in rare words, as in real topic classification.
+    """
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    rng = np.random.default_rng(seed)
+    words = np.array([f"w{i}" for i in range(vocabulary)])
+    base = rng.dirichlet(np.full(vocabulary, 0.05))
+    topics = [
+        shared * base + (1 - shared) * rng.dirichlet(np.full(vocabulary, 0.02))
+        for _ in range(n_topics)
+    ]
+    y = rng.integers(0, n_topics, n)
+    docs = [
+        " ".join(rng.choice(words, max(3, rng.poisson(length)), p=topics[label])) for label in y
+    ]
+    vectorizer = HashingVectorizer(n_features=2**16, alternate_sign=False)
+    return vectorizer.transform(docs).tocsr(), y
 
 
 def sparse_methods():

@@ -38,6 +38,11 @@ ratio** to the reference of its section (``_rounds.py``).
    IncrementalPCA(k) and IncrementalPCA at equal memory, by the rank-k
    projection error over the optimal one, the centred covariance error and
    the time. Run it alone with ``--sections sparse``.
+6. **Wide sketches** (a ``56 x d`` sketch, ``d`` up to ``2^20`` as
+   ``HashingVectorizer`` rows have; singular values over 12 decades; one
+   BLAS thread): the thin SVD every read-out starts from, skonline's route
+   (the QR of ``Bᵀ`` for wide sketches) against LAPACK's ``gesdd``, with the
+   largest difference of the singular values over ``σ₁``.
 
 Nothing is asserted: the issue's targets are printed next to the measurements.
 """
@@ -99,6 +104,9 @@ class Config:
     sparse_shape: tuple = (20_000, 2_000)
     sparse_ks: tuple = (2, 8, 32)
     sparse_rounds: int = 2
+    wide_widths: tuple = (2**12, 2**16, 2**20)
+    wide_rows: int = 56
+    wide_rounds: int = 3
     ks: tuple = (2, 5, 10)
     n_orders: int = 3
     datasets: list = field(default_factory=lambda: ["digits", "breast_cancer", "wine", "diabetes"])
@@ -130,6 +138,8 @@ SMOKE = Config(
     sparse_shape=(600, 120),
     sparse_ks=(2,),
     sparse_rounds=1,
+    wide_widths=(2**8, 2**10),
+    wide_rounds=1,
     ks=(2, 5),
     n_orders=1,
     datasets=["wine"],
@@ -661,7 +671,51 @@ def targets(cfg, dense, summary, csr):
     ]
 
 
-SECTIONS = ("dense", "accuracy", "csr", "streaming", "sparse")
+# ----------------------------------------------------------- 6. wide sketches
+WIDE_COLUMNS = [
+    ("d", "d", ""),
+    ("skonline s", "thin_svd", ".3g"),
+    ("gesdd s", "gesdd", ".3g"),
+    ("gesdd / skonline", "speedup", ".2f"),
+    ("max Δσ / σ₁", "value_error", ".1e"),
+]
+
+
+def run_wide(cfg, seed):
+    import scipy.linalg as sla
+
+    from skonline.decomposition._frequent_directions_kernels import thin_svd
+
+    rng = np.random.default_rng(seed)
+    b = cfg.wide_rows
+    rows = []
+    for d in cfg.wide_widths:
+        B = (rng.standard_normal((b, b)) * np.logspace(0, -12, b)) @ rng.standard_normal((b, d))
+        runners = {
+            "thin_svd": lambda B=B: _one_thread(lambda: thin_svd(B)),
+            "gesdd": lambda B=B: _one_thread(
+                lambda: sla.svd(B, full_matrices=False, check_finite=False)
+            ),
+        }
+        log(f"[wide] {b} x {d} ...")
+        times, results = interleaved(runners, cfg.wide_rounds, log=log)
+        s, s0 = results["thin_svd"][1], results["gesdd"][1]
+        rows.append(
+            {
+                "section": "wide",
+                "case": f"{b} x {d}",
+                "seconds": median_time(times, "thin_svd"),
+                "d": d,
+                "thin_svd": median_time(times, "thin_svd"),
+                "gesdd": median_time(times, "gesdd"),
+                "speedup": median_ratio(times, "gesdd", "thin_svd"),
+                "value_error": float(np.max(np.abs(s - s0)) / s0[0]),
+            }
+        )
+    return rows
+
+
+SECTIONS = ("dense", "accuracy", "csr", "streaming", "sparse", "wide")
 
 
 def report(cfg, results, load_before, elapsed):
@@ -670,6 +724,7 @@ def report(cfg, results, load_before, elapsed):
     dense, accuracy = results.get("dense"), results.get("accuracy")
     summary = accuracy_summary(accuracy) if accuracy else None
     csr, stream, sparse = results.get("csr"), results.get("streaming"), results.get("sparse")
+    wide = results.get("wide")
     parts = [
         f"# Matrix sketch benchmark ({cfg.name})",
         "",
@@ -730,6 +785,13 @@ def report(cfg, results, load_before, elapsed):
             *sparse_targets(sparse),
             "",
         ]
+    if wide is not None:
+        parts += [
+            f"## 6. Wide sketches: the thin SVD of a {cfg.wide_rows} x d sketch",
+            "",
+            markdown_table(wide, WIDE_COLUMNS),
+            "",
+        ]
     return "\n".join(parts)
 
 
@@ -753,6 +815,7 @@ def main(argv=None):
         "csr": run_csr,
         "streaming": run_streaming,
         "sparse": run_sparse,
+        "wide": run_wide,
     }
     results = {name: runs[name](cfg, args.seed) for name in SECTIONS if name in args.sections}
     elapsed = time.perf_counter() - start

@@ -82,14 +82,54 @@ __all__ = [
 
 
 def thin_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Thin SVD ``B = U diag(s) Vt`` with the ``gesdd`` driver, ``gesvd`` as fallback.
+    """Thin SVD ``B = U diag(s) Vt`` (float64 ``B``), ``gesdd`` with ``gesvd`` as fallback.
 
     ``gesdd`` occasionally fails to converge; ``gesvd`` is slower but robust.
+    A wide ``B`` (a sketch: ``2m`` rows, ``d >= WIDE_RATIO · 2m`` columns)
+    goes through :func:`_wide_svd`, which is faster and as stable.
     """
+    if B.shape[0] > 0 and B.shape[1] >= WIDE_RATIO * B.shape[0]:
+        return _wide_svd(B)
+    return _dense_svd(B)
+
+
+def _dense_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LAPACK's thin SVD: ``gesdd``, ``gesvd`` when it fails to converge."""
     try:
         return sla.svd(B, full_matrices=False, check_finite=False, lapack_driver="gesdd")
     except np.linalg.LinAlgError:  # pragma: no cover - rare LAPACK failure
         return sla.svd(B, full_matrices=False, check_finite=False, lapack_driver="gesvd")
+
+
+#: :func:`thin_svd` factors ``B`` through the QR of ``Bᵀ`` when it has at
+#: least this many times more columns than rows. Measured (one BLAS thread,
+#: singular values over 12 decades): 1.1-2.2 x faster than ``gesdd`` from
+#: ``d = 200`` (``b = 20, 56``) on, 2.7 x at ``56 x 2^20`` (3.5 s against 9.4 s).
+WIDE_RATIO = 4
+
+
+def _wide_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Thin SVD of a wide ``B`` (``b x d``, ``b <= d``) through the Householder QR of ``Bᵀ``.
+
+    ``Bᵀ = QR`` (``dgeqrf``), the small SVD ``Rᵀ = U diag(s) Wᵀ``, then
+    ``Vt = (QW)ᵀ`` with ``Q`` applied as its reflectors (``dormqr``), never
+    formed: ``B = Rᵀ Qᵀ = U diag(s) (QW)ᵀ``. Every step is backward stable,
+    as ``gesdd`` is (singular values within a few ``ε σ₁``, rows of ``Vt``
+    orthonormal to rounding), and the ``d``-long work is two passes of
+    blocked Householder updates instead of a bidiagonalisation of ``B``.
+    """
+    b, d = B.shape
+    qr, tau, _, info = sla.lapack.dgeqrf(B.T)
+    if info != 0:  # pragma: no cover - only for illegal arguments
+        raise np.linalg.LinAlgError(f"dgeqrf failed (info={info})")
+    U, s, Wt = _dense_svd(np.triu(qr[:b]).T)  # b x b
+    C = np.zeros((d, b), order="F")
+    C[:b] = Wt.T
+    lwork = int(sla.lapack.dormqr("L", "N", qr, tau, C, -1)[1][0])
+    QW, _, info = sla.lapack.dormqr("L", "N", qr, tau, C, max(lwork, b), overwrite_c=1)
+    if info != 0:  # pragma: no cover - only for illegal arguments
+        raise np.linalg.LinAlgError(f"dormqr failed (info={info})")
+    return U, s, QW.T
 
 
 def sketch_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -157,8 +197,9 @@ def error_along_components(
     if shrinkage <= 0.0 or r == 0:
         return out
     squares = s * s
-    residual = np.maximum(m2 - (squares[:, None] * (Vt * Vt)).sum(axis=0), 0.0)
-    diagonal = np.minimum((Vt[:r] * Vt[:r]) @ residual, shrinkage)
+    V2 = Vt * Vt  # the one b x d temporary: d is 2^20 for hashed text
+    residual = np.maximum(m2 - squares @ V2, 0.0)
+    diagonal = np.minimum(V2[:r] @ residual, shrinkage)
     weight = min(1.0, float(squares[0]) / shrinkage) ** PERSISTENCE_POWER
     out[:r] = weight * shrinkage + (1.0 - weight) * diagonal
     return out

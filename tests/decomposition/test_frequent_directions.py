@@ -560,3 +560,25 @@ def test_read_outs_share_one_svd_per_committed_state(monkeypatch, low_rank_plus_
         np.testing.assert_array_equal(est.components_, fresh.components_)
         assert not np.array_equal(est.components_, expected)
         assert calls["n"] == 3
+
+
+# ------------------------------------------------------------- wide sketches
+@pytest.mark.parametrize("b, d", [(1, 4), (3, 12), (20, 1000), (56, 5000)])
+def test_wide_svd_is_as_accurate_as_lapack_gesdd(b, d):
+    """The QR route for wide sketches: backward stable like ``gesdd`` (values over 12 decades)."""
+    from skonline.decomposition import _frequent_directions_kernels as kernels
+
+    rng = np.random.default_rng(b)
+    B = (rng.standard_normal((b, b)) * np.logspace(0, -12, b)) @ rng.standard_normal((b, d))
+    B[-1] *= 0.0 if b > 1 else 1.0  # a zero row, as a compacted sketch has
+    assert d >= kernels.WIDE_RATIO * b
+    U, s, Vt = kernels.thin_svd(B)
+    s0 = np.linalg.svd(B, compute_uv=False)
+    eps = np.finfo(np.float64).eps
+    # Householder QR, a small SVD and reflectors applied: errors of a few (b + d) eps ||B||
+    tol = 10 * (b + np.sqrt(d)) * eps * s0[0]
+    assert Vt.shape == (b, d) and U.shape == (b, b)
+    np.testing.assert_allclose(s, s0, rtol=0, atol=tol)
+    np.testing.assert_allclose(Vt @ Vt.T, np.eye(b), rtol=0, atol=10 * (b + np.sqrt(d)) * eps)
+    np.testing.assert_allclose(U.T @ U, np.eye(b), rtol=0, atol=10 * b * eps)
+    np.testing.assert_allclose((U * s) @ Vt, B, rtol=0, atol=tol)
