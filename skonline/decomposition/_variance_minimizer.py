@@ -459,9 +459,12 @@ class OnlineVarianceMinimizer(
             of ``X`` (computed in float64).
         """
         X = self._validate_predict(X)
+        return self._projection(X).astype(X.dtype, copy=False)
+
+    def _projection(self, X):
+        """``X @ direction_`` as a float64 column (``X`` validated)."""
         y = self.direction_
-        out = np.asarray(safe_sparse_dot(X, y[:, None], dense_output=True), dtype=np.float64)
-        return out.astype(X.dtype, copy=False)
+        return np.asarray(safe_sparse_dot(X, y[:, None], dense_output=True), dtype=np.float64)
 
     def inverse_transform(self, X):
         """Map coordinates back to the line along ``direction_``: ``z y / ||y||²``.
@@ -505,7 +508,7 @@ class OnlineVarianceMinimizer(
         scores : ndarray of shape (n_samples,)
             The negative loss of each row; greater is better.
         """
-        return -(self.transform(X)[:, 0] ** 2)
+        return -(self._projection(self._validate_predict(X))[:, 0] ** 2)
 
     def score(self, X, y=None):
         """Mean of :meth:`score_samples` (greater is better).

@@ -641,3 +641,42 @@ def test_dense_rows_after_csr_rows_close_the_open_block():
         est.mean_, np.asarray(X.mean(axis=0)).ravel(), rtol=1e-12, atol=1e-15
     )
     assert est.n_compactions_ >= settled.n_compactions
+
+
+@pytest.mark.parametrize("t0, center", [(20, True), (0, True), (20, False)])
+def test_welford_block_row_products_within_their_rounding_bound(t0, center):
+    """``R(Rᵀw)`` through the implicit products = the dense ``RRᵀw``, within
+    :meth:`product_rounding` (large uncentred entries: the cancellation is exercised)."""
+    rng = np.random.default_rng(2)
+    X = sp.random(40, 300, density=0.05, format="csr", random_state=2)
+    X.data += 20.0
+    s0 = rng.standard_normal(300) * 20 * max(t0, 1)
+    block = WelfordBlock(CsrRows.from_csr(X), t0, s0 if t0 else np.zeros(300), center)
+    R = block.dense()
+    w = rng.standard_normal(40)
+    w /= np.linalg.norm(w)
+    bound = block.product_rounding()
+    assert bound < 1e-9 * np.sum(R**2)  # a bound, not a blanket
+    np.testing.assert_allclose(block.matmat(block.rmatmat(w)), R @ (R.T @ w), rtol=0, atol=bound)
+
+
+@pytest.mark.parametrize("center", [True, False])
+@pytest.mark.parametrize("density", [0.004, 0.05])
+def test_residual_certificate_in_either_space_bounds_the_residual(center, density):
+    """A short sparse block is certified on ``(I − ZZᵀ)RRᵀ(I − ZZᵀ)`` (row space), a denser
+    one on ``Rᵀ(I − ZZᵀ)R``: either bound is at least the exact ``‖R − ZZᵀR‖₂²`` and
+    within the margin of it."""
+    rng = np.random.default_rng(3)
+    X = sp.random(120, 2000, density=density, format="csr", random_state=3)
+    row_space = X.nnz <= _sketch.ROW_SPACE_NNZ_PER_COLUMN * 2000
+    assert row_space == (density < 0.01)  # both routes are exercised
+    s0 = rng.random(2000) * 50
+    block = WelfordBlock(CsrRows.from_csr(X), 50, s0, center)
+    R = block.dense()
+    Z, _ = np.linalg.qr(block.matmat(rng.standard_normal((2000, 15))))
+    P = block.rmatmat(Z).T
+    exact = np.linalg.norm(R - Z @ P, 2) ** 2
+    for seed in range(3):
+        bound = _sketch._residual_bound(block, Z, P, np.random.default_rng(seed))
+        rounding = block.product_rounding(15) if row_space else block.scatter_rounding()
+        assert exact <= bound <= exact / (1.0 - _sketch.RESIDUAL_MARGIN) * (1 + 1e-9) + rounding
