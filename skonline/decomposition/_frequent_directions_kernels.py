@@ -136,12 +136,23 @@ def sketch_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(s, Vt)``: the thin SVD of the sketch rows ``B``, signs fixed by ``svd_flip``.
 
     What every read-out of a sketch (components, variances, CFD's estimate)
-    is computed from.
+    is computed from. Columns that are zero in every row are left out of the
+    factorisation when they are at least half of them (:data:`TOUCHED_FRACTION`)
+    and the others at least as many as the rows (the same number of values).
     """
     if B.shape[0] == 0:
         return np.zeros(0), np.zeros((0, B.shape[1]))
-    U, s, Vt = thin_svd(B)
-    U, Vt = svd_flip(U, Vt, u_based_decision=False)
+    columns = np.flatnonzero(np.any(B != 0.0, axis=0))
+    if not B.shape[0] <= columns.size <= TOUCHED_FRACTION * B.shape[1]:
+        U, s, Vt = thin_svd(B)
+        U, Vt = svd_flip(U, Vt, u_based_decision=False)
+        return s, Vt
+    # a sketch of hashed rows: the SVD of its non-zero columns, zeros elsewhere
+    # (svd_flip's sign rule reads the largest entries: the same on the columns used)
+    U, s, Vt_used = thin_svd(np.ascontiguousarray(B[:, columns]))
+    U, Vt_used = svd_flip(U, Vt_used, u_based_decision=False)
+    Vt = np.zeros((Vt_used.shape[0], B.shape[1]))
+    Vt[:, columns] = Vt_used
     return s, Vt
 
 
@@ -197,8 +208,11 @@ def error_along_components(
     if shrinkage <= 0.0 or r == 0:
         return out
     squares = s * s
-    V2 = Vt * Vt  # the one b x d temporary: d is 2^20 for hashed text
-    residual = np.maximum(m2 - squares @ V2, 0.0)
+    # where m2 is 0 the residual is 0 (clipped): only the other columns count,
+    # a few thousand of 2^20 on hashed text
+    used = np.flatnonzero(m2)
+    V2 = np.square(Vt[:, used])
+    residual = np.maximum(m2[used] - squares @ V2, 0.0)
     diagonal = np.minimum(V2[:r] @ residual, shrinkage)
     weight = min(1.0, float(squares[0]) / shrinkage) ** PERSISTENCE_POWER
     out[:r] = weight * shrinkage + (1.0 - weight) * diagonal
@@ -1098,6 +1112,65 @@ def block_budget(capacity: int, n_features: int) -> float:
     return RANDOMIZED_BLOCK_NNZ * capacity * n_features
 
 
+#: A randomized block runs on the columns it can change (those the sketch,
+#: its mean or its sums of squares have touched, and the block's own) when
+#: these are at most this fraction of all: hashed text touches a few
+#: thousand of 2^18-2^20 columns, and the dense work of a block (the range
+#: finder's Gaussian matrix, the projected rows, the compactions, the
+#: certificate's vectors) is then that of the columns in use, not of ``d``.
+TOUCHED_FRACTION = 0.5
+
+
+def touched_columns(sketch: SketchBuffer, X: CsrRows) -> np.ndarray | None:
+    """The sorted columns a block of rows ``X`` can change, or ``None`` when they are most of them.
+
+    Every other column is zero in the sketch's rows, its mean and its sums of
+    squares, and stays zero: the block's pass on the touched columns alone
+    gives the same sketch (up to the summation order of the products).
+    """
+    d = sketch.buffer.shape[1]
+    touched = (sketch.mean != 0.0) | (sketch.m2 != 0.0)
+    if sketch.n_rows:
+        touched |= np.any(sketch.buffer[: sketch.n_rows] != 0.0, axis=0)
+    touched[X.indices] = True
+    columns = np.flatnonzero(touched)
+    return columns if columns.size <= TOUCHED_FRACTION * d else None
+
+
+def _restricted(sketch: SketchBuffer, X: CsrRows, columns: np.ndarray) -> SketchBuffer:
+    """A :class:`SketchBuffer` on copies of ``sketch``'s arrays restricted to ``columns``."""
+    return SketchBuffer(
+        np.ascontiguousarray(sketch.buffer[:, columns]),
+        sketch.squares.copy(),
+        sketch.mean[columns],
+        sketch.m2[columns],
+        sketch.n_rows,
+        sketch.n_orth,
+        sketch.count,
+    )
+
+
+def _columns_of(X: CsrRows, columns: np.ndarray) -> CsrRows:
+    """The rows ``X`` with their column indices renumbered into ``columns`` (holding them all)."""
+    indices = np.searchsorted(columns, X.indices).astype(X.indices.dtype, copy=False)
+    return CsrRows(X.indptr, indices, X.data, columns.size)
+
+
+def _expand_into(whole: SketchBuffer, part: SketchBuffer, columns: np.ndarray) -> None:
+    """Write the restricted pass ``part`` back into ``whole``, in place.
+
+    ``whole``'s rows below its ``n_rows`` are zero outside ``columns`` (they
+    are not touched); the rows above may hold what an earlier block of the
+    pass left there, so they are cleared before the new rows are written.
+    """
+    whole.buffer[whole.n_rows :] = 0.0
+    whole.buffer[:, columns] = part.buffer
+    mean, m2 = whole.mean.copy(), whole.m2.copy()
+    mean[columns], m2[columns] = part.mean, part.m2
+    whole.squares, whole.mean, whole.m2 = part.squares, mean, m2
+    whole.n_rows, whole.n_orth, whole.count = part.n_rows, part.n_orth, part.count
+
+
 def randomized_sparse_pass(
     sketch: SketchBuffer,
     X: CsrRows,
@@ -1148,7 +1221,10 @@ def randomized_sparse_pass(
             if stop > n and not final:
                 break  # the open block: its rows wait for the next call
             stop = min(max(stop, start + 1), n)
-            Xb = rows.rows(start, stop)
+            whole, Xb = sketch, rows.rows(start, stop)
+            columns = touched_columns(sketch, Xb)
+            if columns is not None:  # the block's work on the columns it can change
+                sketch, Xb = _restricted(whole, Xb, columns), _columns_of(Xb, columns)
             count, mean, m2 = sketch.count, sketch.mean, sketch.m2
             block = WelfordBlock(Xb, count, count * mean, center)
             new_moments = block_statistics(Xb, mean, m2, count, center)
@@ -1170,6 +1246,9 @@ def randomized_sparse_pass(
                 deltas += stacked_rows_pass(sketch, P, rule)
                 deltas.append(residual)
             sketch.mean, sketch.m2, sketch.count = new_moments
+            if columns is not None:
+                _expand_into(whole, sketch, columns)
+                sketch = whole
             start = stop
     return deltas, start
 
