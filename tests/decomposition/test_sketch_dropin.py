@@ -417,6 +417,18 @@ def test_residual_lanczos_bound_brackets_the_largest_eigenvalue(spectrum):
         assert top <= bound <= top / (1.0 - _sketch.RESIDUAL_MARGIN) * (1 + 1e-12)
 
 
+def _offset_block(d, density, t0, center, *, seed, vector_length):
+    """A 40-row Welford block of large uncentred entries (offset 20), its dense rows and a
+    random unit vector: the cancellation of the centring is exercised."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(40, d, density=density, format="csr", random_state=seed)
+    X.data += 20.0
+    s0 = rng.standard_normal(d) * 20 * max(t0, 1)
+    block = WelfordBlock(CsrRows.from_csr(X), t0, s0 if t0 else np.zeros(d), center)
+    v = rng.standard_normal(vector_length)
+    return block, block.dense(), v / np.linalg.norm(v)
+
+
 @pytest.mark.parametrize("t0, center", [(20, True), (0, True), (20, False)])
 def test_welford_block_scatter_times_is_its_gram_in_one_pass(t0, center):
     """``RᵀR v`` from one fused pass (Chan's terms for the centring) = ``Rᵀ(R v)``.
@@ -425,16 +437,9 @@ def test_welford_block_scatter_times_is_its_gram_in_one_pass(t0, center):
     which is what the residual certificate adds; here the uncentred entries
     are large (offset 20) so the cancellation is exercised.
     """
-    rng = np.random.default_rng(1)
-    X = sp.random(40, 15, density=0.3, format="csr", random_state=1)
-    X.data += 20.0
-    s0 = rng.standard_normal(15) * 20 * max(t0, 1)
-    block = WelfordBlock(CsrRows.from_csr(X), t0, s0 if t0 else np.zeros(15), center)
-    R = block.dense()
-    v = rng.standard_normal(15)
-    v /= np.linalg.norm(v)
+    block, R, v = _offset_block(15, 0.3, t0, center, seed=1, vector_length=15)
     bound = block.scatter_rounding()
-    assert bound < 1e-9 * np.sum(X.data**2)  # a bound, not a blanket
+    assert bound < 1e-9 * np.sum(block.X.data**2)  # a bound, not a blanket
     np.testing.assert_allclose(block.scatter_times(v), R.T @ (R @ v), rtol=0, atol=bound)
 
 
@@ -647,14 +652,7 @@ def test_dense_rows_after_csr_rows_close_the_open_block():
 def test_welford_block_row_products_within_their_rounding_bound(t0, center):
     """``R(Rᵀw)`` through the implicit products = the dense ``RRᵀw``, within
     :meth:`product_rounding` (large uncentred entries: the cancellation is exercised)."""
-    rng = np.random.default_rng(2)
-    X = sp.random(40, 300, density=0.05, format="csr", random_state=2)
-    X.data += 20.0
-    s0 = rng.standard_normal(300) * 20 * max(t0, 1)
-    block = WelfordBlock(CsrRows.from_csr(X), t0, s0 if t0 else np.zeros(300), center)
-    R = block.dense()
-    w = rng.standard_normal(40)
-    w /= np.linalg.norm(w)
+    block, R, w = _offset_block(300, 0.05, t0, center, seed=2, vector_length=40)
     bound = block.product_rounding()
     assert bound < 1e-9 * np.sum(R**2)  # a bound, not a blanket
     np.testing.assert_allclose(block.matmat(block.rmatmat(w)), R @ (R.T @ w), rtol=0, atol=bound)
