@@ -481,7 +481,16 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return error_along_components(s, Vt, state.m2, state.shrinkage, squares.shape[0])
 
     def _components(self):
-        """``(components, explained_variance)`` of the top ``n_components_`` directions."""
+        """``(components, explained_variance)`` of the top ``n_components_`` directions.
+
+        Read-only arrays, computed once per state and ``n_components_`` (a
+        pipeline's ``transform`` at every batch does not rebuild the
+        ``n_components_ x n_features`` array; on hashed rows it is 10^6 wide).
+        """
+        key = (type(self).__name__, "components", self.n_components_)
+        return self._fitted_state().readout(key, self._computed_components)
+
+    def _computed_components(self):
         s, Vt = self._svd()
         k, d = self.n_components_, self.n_features_in_
         kk = min(k, Vt.shape[0])
@@ -503,7 +512,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         state, as every read-out uses it). Rows beyond the sketch's rank (only
         before ``n_components_`` rows have been seen) are zero.
         """
-        return self._components()[0]
+        return self._components()[0].copy()
 
     @property
     def explained_variance_(self):
@@ -527,7 +536,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         low and ``σ_i² + shrinkage_/2`` (RFD before) up to 24× too high.
         ``whiten=True`` divides by them.
         """
-        return self._components()[1]
+        return self._components()[1].copy()
 
     def _total_variance(self):
         state = self._fitted_state()

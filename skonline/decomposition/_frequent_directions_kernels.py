@@ -1464,15 +1464,28 @@ class SketchState(OnlineState):
             self.__dict__[_SVD_CACHE] = cached
         return cached
 
+    def readout(self, key: Any, compute: Callable[[], tuple[np.ndarray, ...]]) -> tuple:
+        """``compute()``'s arrays, computed once per state and ``key`` (cached, read-only)."""
+        cache = self.__dict__.setdefault(_READOUT_CACHE, {})
+        cached = cache.get(key)
+        if cached is None:
+            cached = compute()
+            for array in cached:
+                array.setflags(write=False)
+            cache[key] = cached
+        return cached
+
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        for cache in (_SVD_CACHE, _SETTLED_CACHE):  # derived, not learned: never pickled
+        for cache in (_SVD_CACHE, _SETTLED_CACHE, _READOUT_CACHE):  # derived: never pickled
             state.pop(cache, None)
         return state
 
 
 #: Attribute of a :class:`SketchState` holding its cached SVD (never pickled).
 _SVD_CACHE = "_svd_cache"
+#: Attribute of a :class:`SketchState` holding its other read-outs by key (never pickled).
+_READOUT_CACHE = "_readout_cache"
 #: Attribute of a :class:`SketchState` holding its settled state (never pickled).
 _SETTLED_CACHE = "_settled_cache"
 

@@ -582,3 +582,31 @@ def test_wide_svd_is_as_accurate_as_lapack_gesdd(b, d):
     np.testing.assert_allclose(Vt @ Vt.T, np.eye(b), rtol=0, atol=10 * (b + np.sqrt(d)) * eps)
     np.testing.assert_allclose(U.T @ U, np.eye(b), rtol=0, atol=10 * b * eps)
     np.testing.assert_allclose((U * s) @ Vt, B, rtol=0, atol=tol)
+
+
+def test_components_are_computed_once_per_state_and_handed_out_as_copies(
+    monkeypatch, low_rank_plus_noise
+):
+    from skonline.decomposition import _frequent_directions as module
+
+    A = low_rank_plus_noise(n=120, d=10)
+    calls = {"n": 0}
+    real = module.error_along_components
+
+    def counting(*args):
+        calls["n"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(module, "error_along_components", counting)
+    est = RobustFrequentDirections(n_components=3).fit(A)
+    first = est.transform(A[:5])
+    for _ in range(3):
+        np.testing.assert_array_equal(est.transform(A[:5]), first)
+    est.inverse_transform(first), est.explained_variance_
+    assert calls["n"] == 1
+    components = est.components_
+    components[0] *= -1.0  # the user's copy: the estimator does not change
+    np.testing.assert_array_equal(est.transform(A[:5]), first)
+    est.partial_fit(A[:10])  # a new state: computed again
+    est.transform(A[:5])
+    assert calls["n"] == 2
