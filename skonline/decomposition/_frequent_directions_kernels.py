@@ -183,9 +183,10 @@ def error_along_components(
 
     The two are blended with the weight ``w = min(1, σ_1²/Δ)²``
     (:data:`PERSISTENCE_POWER`). Measured in the user guide ("Variances read
-    from a sketch"): within 20 % of the exact variances on flat, decaying,
-    low-rank and TF-IDF spectra, where ``σ_i²`` alone was up to 20× too low
-    and ``σ_i² + Δ/2`` up to 24× too high.
+    from a sketch"): within 20 % of the exact variances on flat, decaying and
+    low-rank spectra, where ``σ_i²`` alone was up to 20× too low and
+    ``σ_i² + Δ/2`` up to 24× too high; 1.3-2.1× too high in sum on TF-IDF
+    rows (re-measured; the guide's earlier table said 1.05).
 
     Parameters
     ----------
