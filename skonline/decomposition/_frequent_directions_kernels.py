@@ -1457,16 +1457,13 @@ class SketchState(OnlineState):
 
     def svd(self) -> tuple[np.ndarray, np.ndarray]:
         """``(s, Vt)``: the sign-fixed thin SVD of the sketch rows (cached, read-only)."""
-        cached = self.__dict__.get(_SVD_CACHE)
-        if cached is None:
-            cached = sketch_svd(self.buffer[: self.n_rows])
-            for array in cached:
-                array.setflags(write=False)
-            self.__dict__[_SVD_CACHE] = cached
-        return cached
+        return self.readout("svd", lambda: sketch_svd(self.buffer[: self.n_rows]))
 
     def readout(self, key: Any, compute: Callable[[], tuple[np.ndarray, ...]]) -> tuple:
-        """``compute()``'s arrays, computed once per state and ``key`` (cached, read-only)."""
+        """``compute()``'s arrays, computed once per state and ``key`` (cached, read-only).
+
+        The SVD and every read-out derived from it; never pickled.
+        """
         cache = self.__dict__.setdefault(_READOUT_CACHE, {})
         cached = cache.get(key)
         if cached is None:
@@ -1478,14 +1475,12 @@ class SketchState(OnlineState):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        for cache in (_SVD_CACHE, _SETTLED_CACHE, _READOUT_CACHE):  # derived: never pickled
+        for cache in (_READOUT_CACHE, _SETTLED_CACHE):  # derived, not learned: never pickled
             state.pop(cache, None)
         return state
 
 
-#: Attribute of a :class:`SketchState` holding its cached SVD (never pickled).
-_SVD_CACHE = "_svd_cache"
-#: Attribute of a :class:`SketchState` holding its other read-outs by key (never pickled).
+#: Attribute of a :class:`SketchState` holding its read-outs by key (never pickled).
 _READOUT_CACHE = "_readout_cache"
 #: Attribute of a :class:`SketchState` holding its settled state (never pickled).
 _SETTLED_CACHE = "_settled_cache"
