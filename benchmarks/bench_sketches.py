@@ -43,6 +43,13 @@ ratio** to the reference of its section (``_rounds.py``).
    BLAS thread): the thin SVD every read-out starts from, skonline's route
    (the QR of ``Bᵀ`` for wide sketches) against LAPACK's ``gesdd``, with the
    largest difference of the singular values over ``σ₁``.
+7. **Variance read-outs** (``explained_variance_`` of
+   ``RobustFrequentDirections(n_components=k)``, k = 2, 5, 10, 30) against the
+   variance of the data along the sketch's components, on flat, decaying
+   (rotated), low-rank, one-hot, digits and TF-IDF rows (dense and CSR): the
+   ratio of the sums (``explained_variance_ratio_.sum()``) and the worst
+   single component, with the read-out before (``Δ`` added to every
+   component once ``σ₁² ≥ Δ``) for comparison.
 
 Nothing is asserted: the issue's targets are printed next to the measurements.
 """
@@ -77,6 +84,7 @@ TARGET_SPMM_RATIO = 10.0  # CSR default <= 10 x one SpMM pass X @ Ω (Ω d x ske
 TARGET_SPARSE_EXCESS = 0.01  # CSR default: rank-k projection error <= 1.01 x the optimal one
 TARGET_SPARSE_COV = 1.0  # ... covariance error <= IncrementalPCA's at equal memory
 TARGET_SPARSE_SPEEDUP = 10.0  # ... >= 10 x faster than IncrementalPCA(k)
+TARGET_VARIANCE_TOLERANCE = 0.2  # explained variances within 20 % of the truth
 
 # Lanczos of the CSR errors (see centred_covariance_error): 3 digits are printed.
 CSR_ERROR_TOL = 1e-4
@@ -107,6 +115,8 @@ class Config:
     wide_widths: tuple = (2**12, 2**16, 2**20)
     wide_rows: int = 56
     wide_rounds: int = 3
+    variance_shape: tuple = (4_000, 300)
+    variance_ks: tuple = (2, 5, 10, 30)
     ks: tuple = (2, 5, 10)
     n_orders: int = 3
     datasets: list = field(default_factory=lambda: ["digits", "breast_cancer", "wine", "diabetes"])
@@ -140,6 +150,8 @@ SMOKE = Config(
     sparse_rounds=1,
     wide_widths=(2**8, 2**10),
     wide_rounds=1,
+    variance_shape=(600, 60),
+    variance_ks=(2, 5),
     ks=(2, 5),
     n_orders=1,
     datasets=["wine"],
@@ -629,6 +641,10 @@ CSV_COLUMNS = [
     "max_abs_sketch_diff",
     "alpha_diff",
     "mean_diff",
+    "now_sum",
+    "now_worst",
+    "before_sum",
+    "before_worst",
 ]
 
 
@@ -672,6 +688,15 @@ def targets(cfg, dense, summary, csr):
 
 
 # ----------------------------------------------------------- 6. wide sketches
+VARIANCE_COLUMNS = [
+    ("data", "case", ""),
+    ("k", "k", ""),
+    ("sum", "now_sum", ".2f"),
+    ("worst", "now_worst", ".2f"),
+    ("sum before", "before_sum", ".2f"),
+    ("worst before", "before_worst", ".2f"),
+]
+
 WIDE_COLUMNS = [
     ("d", "d", ""),
     ("skonline s", "thin_svd", ".3g"),
@@ -715,7 +740,71 @@ def run_wide(cfg, seed):
     return rows
 
 
-SECTIONS = ("dense", "accuracy", "csr", "streaming", "sparse", "wide")
+def variance_data(n, d, seed):
+    """The spectra of the variance read-out section: ``{name: rows}`` (CSR for TF-IDF)."""
+    rng = np.random.default_rng(seed)
+    codes = rng.zipf(1.5, size=(n, 30)) % 40  # 30 categorical columns of 40 levels each
+    onehot = np.zeros((n, 30 * 40))
+    onehot[np.arange(n)[:, None], np.arange(30) * 40 + codes] = 1.0
+    low_rank = 3.0 * rng.standard_normal((n, 20)) @ rng.standard_normal((20, d))
+    tfidf = make_topic_documents(n, 1000 * d // 300, random_state=seed)[0]
+    return {
+        "flat (Gaussian)": rng.standard_normal((n, d)) + 3.0,
+        "decaying (rotated)": make_dense(n, d, seed),
+        "low rank 20 + noise": low_rank + rng.standard_normal((n, d)),
+        "one-hot (Zipfian)": onehot,
+        "digits": bundled("digits"),
+        "TF-IDF (dense rows)": tfidf.toarray(),
+        "TF-IDF (CSR)": tfidf,
+    }
+
+
+def previous_variance(est):
+    """The read-out before: ``Δ`` for every component once ``σ₁² ≥ Δ`` (blended below)."""
+    state = est._fitted_state()
+    s, Vt = est._svd()
+    k, delta = est.n_components_, state.shrinkage
+    squares = s * s
+    used = np.flatnonzero(state.m2)
+    V2 = np.square(Vt[:, used])
+    diagonal = np.minimum(V2[:k] @ np.maximum(state.m2[used] - squares @ V2, 0.0), delta)
+    weight = min(1.0, squares[0] / delta) ** 2 if delta > 0 else 0.0
+    return (squares[:k] + weight * delta + (1 - weight) * diagonal) / (state.n_samples_seen - 1)
+
+
+def run_variance(cfg, seed):
+    rows = []
+    for name, X in variance_data(*cfg.variance_shape, seed).items():
+        dense = X.toarray() if sp.issparse(X) else X
+        centred = dense - dense.mean(axis=0)
+        for k in cfg.variance_ks:
+            if 2 * k >= X.shape[1]:
+                continue
+            log(f"[variance] {name} k={k} ...")
+            est = RobustFrequentDirections(n_components=k, random_state=seed).fit(X)
+            truth = np.sum((centred @ est.components_.T) ** 2, axis=0) / (X.shape[0] - 1)
+            row = {"section": "variance", "case": name, "k": k}
+            for key, ev in (("now", est.explained_variance_), ("before", previous_variance(est))):
+                ratio = ev / truth
+                row[f"{key}_sum"] = float(ev.sum() / truth.sum())
+                row[f"{key}_worst"] = float(ratio[np.argmax(np.abs(np.log(ratio)))])
+            rows.append(row)
+    return rows
+
+
+def variance_targets(rows):
+    def within(key):
+        return sum(abs(r[key] - 1.0) <= TARGET_VARIANCE_TOLERANCE for r in rows)
+
+    return [
+        f"- sum of the explained variances within {TARGET_VARIANCE_TOLERANCE:.0%} of the "
+        f"truth: {within('now_sum')} of {len(rows)} cases (before: {within('before_sum')})",
+        f"- every single component within {TARGET_VARIANCE_TOLERANCE:.0%}: "
+        f"{within('now_worst')} of {len(rows)} cases (before: {within('before_worst')})",
+    ]
+
+
+SECTIONS = ("dense", "accuracy", "csr", "streaming", "sparse", "wide", "variance")
 
 
 def report(cfg, results, load_before, elapsed):
@@ -724,7 +813,7 @@ def report(cfg, results, load_before, elapsed):
     dense, accuracy = results.get("dense"), results.get("accuracy")
     summary = accuracy_summary(accuracy) if accuracy else None
     csr, stream, sparse = results.get("csr"), results.get("streaming"), results.get("sparse")
-    wide = results.get("wide")
+    wide, variance = results.get("wide"), results.get("variance")
     parts = [
         f"# Matrix sketch benchmark ({cfg.name})",
         "",
@@ -792,6 +881,22 @@ def report(cfg, results, load_before, elapsed):
             markdown_table(wide, WIDE_COLUMNS),
             "",
         ]
+    if variance is not None:
+        n, d = cfg.variance_shape
+        parts += [
+            f"## 7. Variance read-outs: explained_variance_ over the truth ({n} rows)",
+            "",
+            "Truth: the variance of the centred data along each of the sketch's components. "
+            "Sum: the ratio of the sums (explained_variance_ratio_.sum()); worst: the single "
+            "component furthest from 1.",
+            "",
+            markdown_table(variance, VARIANCE_COLUMNS),
+            "",
+            "Targets (stated, not asserted):",
+            "",
+            *variance_targets(variance),
+            "",
+        ]
     return "\n".join(parts)
 
 
@@ -816,6 +921,7 @@ def main(argv=None):
         "streaming": run_streaming,
         "sparse": run_sparse,
         "wide": run_wide,
+        "variance": run_variance,
     }
     results = {name: runs[name](cfg, args.seed) for name in SECTIONS if name in args.sections}
     elapsed = time.perf_counter() - start

@@ -478,7 +478,9 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """
         state = self._fitted_state()
         s, Vt = self._svd()
-        return error_along_components(s, Vt, state.m2, state.shrinkage, squares.shape[0])
+        return error_along_components(
+            s, Vt, state.m2, state.shrinkage, squares.shape[0], state.residual
+        )
 
     def _components(self):
         """``(components, explained_variance)`` of the top ``n_components_`` directions.
@@ -521,22 +523,23 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         The sketch's estimate of the top eigenvalues of the (centred) scatter,
         divided by ``n_samples_seen_ - 1`` as in IncrementalPCA:
         ``σ_i(B)² + e_i`` with ``e_i`` the estimated error of the sketch along
-        the component: ``shrinkage_`` when the top direction has outgrown the shrinkage (a
-        direction that stays in the sketch loses all of it), the exact
-        per-feature residual variance along the component on flat spectra,
-        blended by ``min(1, σ_1²/shrinkage_)²``. The same for FD and RFD (the
-        same ``B``); ``σ_i(B)² + shrinkage_`` for CFD, ``σ_i(B)²`` for PFD and
-        iSVD.
+        the component: what the compactions subtracted (a direction that
+        stays in the sketch loses all of it) for a component standing far
+        above the churn at the bottom of the sketch, the exact per-feature
+        residual variance along it otherwise, whichever is larger
+        (``error_along_components`` in the kernels).
+        The same for FD and RFD (the same ``B``); ``σ_i(B)² + shrinkage_``
+        for CFD, ``σ_i(B)²`` for PFD and iSVD.
 
         Error bound: the exact eigenvalue and the estimate both lie in
         ``[σ_i², σ_i² + shrinkage_]``, so they differ by at most
-        ``shrinkage_ / (n_samples_seen_ - 1)``; measured (user guide):
-        within 20 % of the exact variances on flat, decaying and low-rank
-        spectra, where ``σ_i²`` alone (FD before) was up to 20× too low and
-        ``σ_i² + shrinkage_/2`` (RFD before) up to 24× too high; not on
-        TF-IDF rows, where the sum over 10 components is 1.4× too high (CSR
-        rows) to 2.1× (the same rows dense), a single component up to 7×.
-        ``whiten=True`` divides by them.
+        ``shrinkage_ / (n_samples_seen_ - 1)``. Measured (user guide,
+        ``benchmarks/bench_sketches.py --sections variance``): the sum over
+        the components (``explained_variance_ratio_.sum()``) within 20 % of
+        the variance along them on flat, decaying, low-rank, one-hot, digits
+        and TF-IDF data (dense and CSR), k = 2 to 30; single components too,
+        except those of a rotated decaying spectrum near the sketch's cut at
+        k ≥ 10, which can be 2-3× too low. ``whiten=True`` divides by them.
         """
         return self._components()[1].copy()
 
@@ -972,9 +975,9 @@ class FrequentDirections(_BaseFrequentDirections):
         Variance along each component: the sketch's ``σ_i(B)²`` corrected for
         the shrinkage, divided by ``n_samples_seen_ - 1``; within
         ``shrinkage_ / (n_samples_seen_ - 1)`` of the exact value (both lie
-        in ``[σ_i², σ_i² + shrinkage_]``), and within 20 % of it on the
-        flat, decaying and low-rank spectra measured in the user guide (not
-        on TF-IDF rows: up to 1.4-2.1× too high in sum).
+        in ``[σ_i², σ_i² + shrinkage_]``); the sum over the components within
+        20 % of the variance along them on the flat, decaying, low-rank,
+        one-hot and TF-IDF data measured in the user guide.
 
     explained_variance_ratio_ : ndarray of shape (n_components_,)
         ``explained_variance_`` over the exact total variance.
@@ -1249,9 +1252,9 @@ class RobustFrequentDirections(_BaseFrequentDirections):
         Variance along each component: the sketch's ``σ_i(B)²`` corrected for
         the shrinkage, divided by ``n_samples_seen_ - 1``; within
         ``shrinkage_ / (n_samples_seen_ - 1)`` of the exact value (both lie
-        in ``[σ_i², σ_i² + shrinkage_]``), and within 20 % of it on the
-        flat, decaying and low-rank spectra measured in the user guide (not
-        on TF-IDF rows: up to 1.4-2.1× too high in sum).
+        in ``[σ_i², σ_i² + shrinkage_]``); the sum over the components within
+        20 % of the variance along them on the flat, decaying, low-rank,
+        one-hot and TF-IDF data measured in the user guide.
 
     explained_variance_ratio_ : ndarray of shape (n_components_,)
         ``explained_variance_`` over the exact total variance.

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,13 +156,21 @@ def sketch_svd(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s, Vt
 
 
-#: ``error_along_components``: the weight of ``Δ`` (against the residual
-#: variances) is ``min(1, σ_1²/Δ)`` raised to this power.
-PERSISTENCE_POWER = 2
+#: ``error_along_components``: a direction whose ``σ_i²`` is at least this many
+#: times the sketch's median ``σ²`` counts as one that stayed in the sketch ...
+PERSISTENT_TO_MEDIAN = 12.0
+#: ... and one at most this many times as one that churns; the weight of the
+#: persistent shrinkage grows with ``log σ_i²`` in between.
+CHURNING_TO_MEDIAN = 3.0
 
 
 def error_along_components(
-    s: np.ndarray, Vt: np.ndarray, m2: np.ndarray, shrinkage: float, k: int
+    s: np.ndarray,
+    Vt: np.ndarray,
+    m2: np.ndarray,
+    shrinkage: float,
+    k: int,
+    residual: float = 0.0,
 ) -> np.ndarray:
     """The sketch's estimated error ``e_i ≈ v_iᵀ(S − BᵀB)v_i`` along its top ``k`` directions.
 
@@ -173,20 +181,29 @@ def error_along_components(
     interval, two facts the sketch knows:
 
     * a direction that stays in the sketch loses exactly ``δ`` at every
-      compaction, so its error is ``Δ``. The top direction has stayed when
-      ``σ_1² ≥ Δ`` (it outgrew the whole shrinkage);
-    * on a flat spectrum the directions churn and ``S − BᵀB`` is spread out;
-      its diagonal is known exactly (``m2`` minus the diagonal of ``BᵀB``),
-      and ``Σ_j V_ij² (S − BᵀB)_jj`` is the error along ``v_i`` when the
-      residual is diagonal in the features (exact for coordinate-aligned
-      residuals, the average residual variance for rotated ones).
+      compaction, so its error is the compactions' part of ``Δ``
+      (``Δ − residual``: the certified residuals of randomized sparse blocks
+      are mass left outside the range found, not subtracted from the kept
+      directions). A direction has stayed when it stands far above the
+      churn at the bottom of the sketch: ``σ_i²`` at least
+      :data:`PERSISTENT_TO_MEDIAN` times the median ``σ²`` of the sketch's
+      non-zero rows;
+    * the diagonal of the residual ``S − BᵀB`` is known exactly (``m2``
+      minus the diagonal of ``BᵀB``), and ``d_i = Σ_j V_ij² (S − BᵀB)_jj``
+      is the error along ``v_i`` when the residual is diagonal in the
+      features (exact for coordinate-aligned residuals: one-hot and TF-IDF
+      rows; the average residual variance for rotated ones).
 
-    The two are blended with the weight ``w = min(1, σ_1²/Δ)²``
-    (:data:`PERSISTENCE_POWER`). Measured in the user guide ("Variances read
-    from a sketch"): within 20 % of the exact variances on flat, decaying and
-    low-rank spectra, where ``σ_i²`` alone was up to 20× too low and
-    ``σ_i² + Δ/2`` up to 24× too high; 1.3-2.1× too high in sum on TF-IDF
-    rows (re-measured; the guide's earlier table said 1.05).
+    ``e_i = min(Δ, max(d_i, w_i (Δ − residual)))`` with ``w_i`` rising from 0
+    at :data:`CHURNING_TO_MEDIAN` times the median to 1 at
+    :data:`PERSISTENT_TO_MEDIAN` times it (linear in ``log σ_i²``). Each
+    component's estimate depends on the sketch only, not on ``k``. Measured
+    in the user guide ("Variances read from a sketch"): the sum over the top
+    ``k`` within 20 % of the variance along the components on flat, decaying,
+    low-rank, one-hot and TF-IDF data (dense and CSR), except one flat
+    spectrum (0.82); single components of a rotated decaying spectrum near
+    the sketch's cut can be 2-5× too low (their error is not visible in the
+    diagonal).
 
     Parameters
     ----------
@@ -198,6 +215,8 @@ def error_along_components(
         ``Δ``.
     k : int
         Number of directions.
+    residual : float, default=0.0
+        The part of ``Δ`` that is certified residuals of randomized blocks.
 
     Returns
     -------
@@ -213,10 +232,17 @@ def error_along_components(
     # a few thousand of 2^20 on hashed text
     used = np.flatnonzero(m2)
     V2 = np.square(Vt[:, used])
-    residual = np.maximum(m2[used] - squares @ V2, 0.0)
-    diagonal = np.minimum(V2[:r] @ residual, shrinkage)
-    weight = min(1.0, float(squares[0]) / shrinkage) ** PERSISTENCE_POWER
-    out[:r] = weight * shrinkage + (1.0 - weight) * diagonal
+    residual_diagonal = np.maximum(m2[used] - squares @ V2, 0.0)
+    diagonal = V2[:r] @ residual_diagonal
+    persistent = max(shrinkage - residual, 0.0)
+    nonzero = squares[squares > 0.0]
+    if persistent > 0.0 and nonzero.size:
+        median = float(np.median(nonzero))
+        with np.errstate(divide="ignore"):
+            height = np.log(squares[:r] / (CHURNING_TO_MEDIAN * median))
+        weight = np.clip(height / np.log(PERSISTENT_TO_MEDIAN / CHURNING_TO_MEDIAN), 0.0, 1.0)
+        diagonal = np.maximum(diagonal, weight * persistent)
+    out[:r] = np.minimum(diagonal, shrinkage)
     return out
 
 
@@ -1180,7 +1206,7 @@ def randomized_sparse_pass(
     rng: np.random.Generator,
     center: bool = True,
     final: bool = True,
-) -> tuple[list[float], int]:
+) -> tuple[list[float], int, list[float]]:
     """Stream a CSR batch by randomized blocks (sparse Frequent Directions).
 
     Ghashami, Liberty & Phillips (2016): consecutive rows are gathered into
@@ -1204,8 +1230,9 @@ def randomized_sparse_pass(
     from the start of the open block, ``sketch.count`` counts the rows
     before it.
 
-    Returns the shrinkages (and certified residuals) and the index of the
-    first row left alone (``X.shape[0]`` when ``final``); the sketch gets
+    Returns the shrinkages (and certified residuals) in order, the index of
+    the first row left alone (``X.shape[0]`` when ``final``) and the
+    certified residuals alone (also among the shrinkages); the sketch gets
     new ``mean`` and ``m2`` arrays, its buffer and squared norms are updated
     in place.
     """
@@ -1215,6 +1242,7 @@ def randomized_sparse_pass(
     indptr = X.indptr
     rows = X
     deltas: list[float] = []
+    residuals: list[float] = []
     start, n = 0, X.shape[0]
     with single_blas_thread(X.shape[0] * X.shape[1]):
         while start < n:
@@ -1246,12 +1274,13 @@ def randomized_sparse_pass(
                 P, residual = compressed
                 deltas += stacked_rows_pass(sketch, P, rule)
                 deltas.append(residual)
+                residuals.append(residual)
             sketch.mean, sketch.m2, sketch.count = new_moments
             if columns is not None:
                 _expand_into(whole, sketch, columns)
                 sketch = whole
             start = stop
-    return deltas, start
+    return deltas, start, residuals
 
 
 def _exact_block(
@@ -1397,6 +1426,11 @@ class SketchState(OnlineState):
     shrinkage : float
         ``Δ``, the sum of the subtracted ``σ_m²`` (and of the certified
         residuals of randomized sparse blocks).
+    residual : float
+        The certified residuals' part of ``shrinkage``: mass left outside the
+        ranges found, not subtracted from the directions the sketch keeps
+        (0 without randomized blocks). Read-outs only
+        (:func:`error_along_components`).
     alpha : float
         The ridge term (``alpha0 + Δ/2`` for RFD, 0 for FD).
     rng : numpy.random.Generator or None
@@ -1429,6 +1463,7 @@ class SketchState(OnlineState):
     m2: np.ndarray
     n_compactions: int = 0
     shrinkage: float = 0.0
+    residual: float = 0.0
     alpha: float = 0.0
     rng: np.random.Generator | None = None
     sparse_solver: str = "exact"
@@ -1521,10 +1556,10 @@ def settle_pending(
     rule = ShrinkRule(state.sketch_size, "fd" if variant == "cfd" else variant, beta)
     rng = copy_generator(state.rng)
     assert rng is not None
-    deltas, _ = randomized_sparse_pass(
+    deltas, _, residuals = randomized_sparse_pass(
         sketch, state.pending.rows(d), rule, rng=rng, center=center, final=True
     )
-    return finished_state(state, sketch, deltas, robust, rng=rng, pending=None)
+    return finished_state(state, sketch, deltas, robust, residuals=residuals, rng=rng, pending=None)
 
 
 def sketch_pass(
@@ -1580,31 +1615,48 @@ def _randomized_call(
     rng = copy_generator(state.rng)
     assert rng is not None, "the randomized solver's state holds a generator"
     rows = pending.rows(d, then=X) if pending.n_rows else X
-    deltas, stop = randomized_sparse_pass(sketch, rows, rule, rng=rng, center=center, final=False)
+    deltas, stop, residuals = randomized_sparse_pass(
+        sketch, rows, rule, rng=rng, center=center, final=False
+    )
     rest = PendingRows.of(rows.rows(stop, rows.shape[0]))
     return finished_state(
-        state, sketch, deltas, robust, n_samples_seen=n_seen, rng=rng, pending=rest
+        state,
+        sketch,
+        deltas,
+        robust,
+        residuals=residuals,
+        n_samples_seen=n_seen,
+        rng=rng,
+        pending=rest,
     )
 
 
 def finished_state(
-    state: SketchState, sketch: SketchBuffer, deltas: list[float], robust: bool, **fields: Any
+    state: SketchState,
+    sketch: SketchBuffer,
+    deltas: list[float],
+    robust: bool,
+    residuals: Sequence[float] = (),
+    **fields: Any,
 ) -> SketchState:
     """The new state after a pass or a merge: unused rows zeroed, shrinkages added.
 
     ``sketch`` is the :class:`SketchBuffer` the pass filled. ``deltas`` are
     the shrinkages added to ``Δ`` in order (for RFD ``α`` grows by half of
     each, Alg. 5); every one counts as a compaction except those ``fields``
-    override.
+    override. ``residuals`` are those of them that are certified residuals
+    (added to ``residual`` as well).
     """
     buffer, squares = sketch.buffer, sketch.squares
     buffer[sketch.n_rows :] = 0.0  # unused rows canonical (deterministic pickles)
     squares[sketch.n_orth :] = 0.0
-    shrinkage, alpha = state.shrinkage, state.alpha
+    shrinkage, alpha, residual = state.shrinkage, state.alpha, state.residual
     for delta in deltas:
         shrinkage += delta
         if robust:
             alpha += delta / 2.0
+    for delta in residuals:
+        residual += delta
     fields.setdefault("n_compactions", state.n_compactions + len(deltas))
     return dataclasses.replace(
         state,
@@ -1615,6 +1667,7 @@ def finished_state(
         mean=sketch.mean,
         m2=sketch.m2,
         shrinkage=shrinkage,
+        residual=residual,
         alpha=alpha,
         **fields,
     )
@@ -1660,6 +1713,7 @@ def merge_states(
         sketch,
         [*deltas, second.shrinkage],
         robust,
+        residuals=[second.residual],
         n_compactions=first.n_compactions + second.n_compactions + len(deltas),
         n_samples_seen=total,
         rng=copy_generator(first.rng),
