@@ -341,7 +341,9 @@ def test_score_is_negative_relative_covariance_error(monkeypatch, low_rank_plus_
     np.testing.assert_allclose(rfd.score(A), -expected, rtol=1e-12)
     np.testing.assert_allclose(rfd.score(sp.csr_matrix(A)), -expected, rtol=1e-12)
     monkeypatch.setattr(_sketch_metrics, "DENSE_MAX_FEATURES", 5)  # force the Lanczos path
-    np.testing.assert_allclose(rfd.score(A), -expected, rtol=1e-6)
+    # ARPACK's stopping test: Ritz residual <= tol * |value|, so an eigenvalue lies
+    # within that relative distance of the value returned
+    np.testing.assert_allclose(rfd.score(A), -expected, rtol=_sketch_metrics.LANCZOS_TOL)
     fd = FrequentDirections(center=False, sketch_size=6).fit(A)
     assert rfd.score(A) > fd.score(A)
 
