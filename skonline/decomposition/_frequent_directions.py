@@ -634,6 +634,28 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             components = np.sqrt(ev)[:, None] * components
         return X @ components.astype(X.dtype, copy=False) + self._mean_for(X.dtype)
 
+    def _reconstruction_residuals(self, X):
+        """``‖x − inverse_transform(transform(x))‖²`` per CSR row, never densified (else ``None``).
+
+        What :func:`skonline.evaluation.reconstruction_error` and
+        :func:`~skonline.evaluation.prequential_score` read for sparse rows:
+        with ``x̃ = x − mean_`` and the orthonormal rows ``C`` of
+        ``components_``, ``‖x̃‖² − ‖C x̃‖²`` costs ``O(nnz · k + d · k)``
+        where the reconstruction costs ``O(n · d)`` (hashed text: 2^18
+        columns a row). Rounding: ``O(d · eps · (‖x‖ + ‖mean_‖)²)`` absolute.
+        ``None`` (the caller reconstructs) for dense rows and with
+        ``whiten=True``.
+        """
+        if not sp.issparse(X) or self._fitted_state().live.whiten:
+            return None
+        X = self._validate_predict(X).astype(np.float64)
+        components, _ = self._components()
+        mean = self._fitted_state().mean
+        squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        norms = squares - 2.0 * (X @ mean) + float(mean @ mean)
+        Z = np.asarray(X @ components.T) - mean @ components.T
+        return np.maximum(norms - np.einsum("ij,ij->i", Z, Z), 0.0)
+
     # ------------------------------------------------- covariance and solves
     def get_covariance(self):
         """Data covariance from the probabilistic-PCA model, as IncrementalPCA's.

@@ -151,7 +151,11 @@ def reconstruction_error(estimator, X, y=None):
     projection of ``x − mean_`` on the row space of ``components_`` (plus
     ``mean_``, when the estimator has one), the compression loss of the
     online-PCA papers. The scorer ``"neg_reconstruction_error"`` of
-    :func:`prequential_score` is its negative.
+    :func:`prequential_score` is its negative. CSR rows are densified and
+    rebuilt, except for the sketches (:class:`~skonline.FrequentDirections`,
+    :class:`~skonline.RobustFrequentDirections` without whitening), which
+    compute ``‖x − mean_‖² − ‖components_ (x − mean_)‖²`` from the rows'
+    non-zeros (equal to rounding; hashed text has 2^18 columns a row).
 
     Parameters
     ----------
@@ -176,6 +180,9 @@ def reconstruction_error(estimator, X, y=None):
     >>> round(reconstruction_error(PCA(n_components=1).fit(X), X), 6)
     0.000264
     """
+    rows = _sparse_residuals(estimator, X)
+    if rows is not None:
+        return float(np.mean(rows))
     dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     if hasattr(estimator, "inverse_transform"):
         rebuilt = estimator.inverse_transform(estimator.transform(X))
@@ -191,6 +198,17 @@ def reconstruction_error(estimator, X, y=None):
             "no reconstruction error. Pass a scorer."
         )
     return float(np.mean(np.einsum("ij,ij->i", residual, residual)))
+
+
+def _sparse_residuals(estimator, X):
+    """The per-row squared residuals of CSR rows without densifying them, if the estimator can.
+
+    The sketches compute them from the rows' norms and coordinates
+    (``_reconstruction_residuals``); ``None`` otherwise (the caller
+    reconstructs the rows densely).
+    """
+    compute = getattr(estimator, "_reconstruction_residuals", None)
+    return compute(X) if compute is not None and sp.issparse(X) else None
 
 
 def _neg_reconstruction_error(estimator, X, y=None):
@@ -786,6 +804,9 @@ def _running_score(run):
 
 def _loss_rows(model, Xb):
     """Per-row squared reconstruction residuals (for the regret against a comparator)."""
+    rows = _sparse_residuals(model, Xb)
+    if rows is not None:
+        return rows
     dense = Xb.toarray() if sp.issparse(Xb) else np.asarray(Xb, dtype=np.float64)
     if hasattr(model, "inverse_transform"):
         residual = dense - np.asarray(model.inverse_transform(model.transform(Xb)), dtype=float)
