@@ -646,14 +646,14 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         ``None`` (the caller reconstructs) for dense rows and with
         ``whiten=True``.
         """
-        if not sp.issparse(X) or self._fitted_state().live.whiten:
+        state = self._fitted_state()
+        if not sp.issparse(X) or state.live.whiten:
             return None
-        X = self._validate_predict(X).astype(np.float64)
-        components, _ = self._components()
-        mean = self._fitted_state().mean
+        X = self._validate_predict(X).astype(np.float64, copy=False)
+        mean = state.mean
         squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
         norms = squares - 2.0 * (X @ mean) + float(mean @ mean)
-        Z = np.asarray(X @ components.T) - mean @ components.T
+        Z = self.transform(X)  # C x̃, in float64 (whiten is off)
         return np.maximum(norms - np.einsum("ij,ij->i", Z, Z), 0.0)
 
     # ------------------------------------------------- covariance and solves

@@ -32,6 +32,7 @@ from skonline.decomposition._frequent_directions_kernels import (
     randomized_sparse_pass,
 )
 
+from ..conftest import _low_rank_plus_noise
 from .test_frequent_directions import estimate, spectral, textbook_fd
 
 EPS = np.finfo(np.float64).eps
@@ -171,10 +172,7 @@ def _decaying(n, d, seed):
 
 def _low_rank(n, d, seed):
     """20 strong directions (rotated) over isotropic noise."""
-    rng = np.random.default_rng(seed)
-    return 3.0 * rng.standard_normal((n, 20)) @ rng.standard_normal((20, d)) + rng.standard_normal(
-        (n, d)
-    )
+    return _low_rank_plus_noise(n, d, rank=20, noise=1.0, scales=(60.0, 40.0), seed=seed)
 
 
 def _tfidf(n, d, seed):
