@@ -94,6 +94,23 @@ cdef inline double dot4(int n, const double* a, const double* b) noexcept nogil:
     return (s0 + s1) + (s2 + s3)
 
 
+cdef inline double gather_dot4(int n, const double* row, const int* idx,
+                               const double* val) noexcept nogil:
+    """``Σ_e row[idx[e]] val[e]`` in four interleaved partial sums, as :func:`dot4`."""
+    cdef int e = 0
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    while e + 3 < n:
+        s0 += row[idx[e]] * val[e]
+        s1 += row[idx[e + 1]] * val[e + 1]
+        s2 += row[idx[e + 2]] * val[e + 2]
+        s3 += row[idx[e + 3]] * val[e + 3]
+        e += 4
+    while e < n:
+        s0 += row[idx[e]] * val[e]
+        e += 1
+    return (s0 + s1) + (s2 + s3)
+
+
 cdef inline void basis_coords(int d, int q, double* Q, double* x, double* out) noexcept nogil:
     """``out = Qᵀx`` for a basis stored as ``q`` rows of length ``d`` (``out`` has ``q`` entries).
 
@@ -1342,11 +1359,7 @@ cdef void factored_coords(Sketch* s, Factored* f, CsrRow* r, int s_nnz, int* idx
     cdef double acc
     cdef double* row
     for j in range(q0):
-        row = s.Q + j * d
-        acc = 0.0
-        for e in range(s_nnz):
-            acc += row[idx[e]] * val[e]
-        f.bx[j] = acc
+        f.bx[j] = gather_dot4(s_nnz, s.Q + j * d, idx, val)
     for j in range(q0, p):
         f.bx[j] = csr_row_dot(r, f.raw[j], xd)
     if not f.lazy[0]:
@@ -1366,8 +1379,7 @@ cdef void factored_step(Factored* f, int q, double* z, double scale) noexcept no
         return
     for i in range(q):
         if z[i] != 0.0:
-            for j in range(p):
-                f.gamma[j] += (scale * z[i]) * f.G[i * pc + j]
+            son_axpy(p, scale * z[i], &f.G[i * pc], f.gamma)
 
 
 cdef void factored_fold(Sketch* s, Factored* f, CsrRow* r, double* u) noexcept nogil:
@@ -1427,12 +1439,11 @@ cdef int factored_compact(Sketch* s, Factored* f, CsrRow* r, double* u) noexcept
     cdef double delta, acc
     if compact_rotation(s, &kept_n, &k, &delta) != 0:
         return -1
-    for i in range(kept_n):  # G2 = C G (kept x p)
+    for i in range(kept_n):  # G2 = C G (kept x p): each entry summed over l in order
         for j in range(p):
-            acc = 0.0
-            for l in range(q):
-                acc += s.A2[i * q + l] * f.G[l * pc + j]
-            f.G2[i * pc + j] = acc
+            f.G2[i * pc + j] = 0.0
+        for l in range(q):
+            son_axpy(p, s.A2[i * q + l], &f.G[l * pc], &f.G2[i * pc])
     for i in range(kept_n):
         for j in range(pc):
             f.G[i * pc + j] = f.G2[i * pc + j] if j < p else 0.0
@@ -1478,8 +1489,7 @@ cdef int factored_append(Sketch* s, Factored* f, CsrRow* r, double sigma, int ro
             f.G[q * pc + j] = 0.0
         for i in range(q):
             if c[i] != 0.0:
-                for j in range(p):
-                    f.G[q * pc + j] -= c[i] * f.G[i * pc + j]
+                son_axpy(p, -c[i], &f.G[i * pc], &f.G[q * pc])
         f.G[q * pc + p] = sigma
         for j in range(p + 1):
             f.G[q * pc + j] /= rho
