@@ -33,6 +33,7 @@ from ._linear import (
     calibrate,
     probabilities_from_scores,
 )
+from ._rows import any_open_value, scaled_values
 from ._son_kernels import (
     CurvatureState,
     auto_alpha0,
@@ -123,7 +124,11 @@ def _scaled(X, scale):
     """The rows with each feature divided by its scale (exact: powers of two; 0 = unset)."""
     inverse = 1.0 / np.where(scale > 0.0, scale, 1.0)
     if sp.issparse(X):  # O(nnz), whatever the width
-        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if X.indices.dtype == np.intc:  # one compiled pass; the index arrays are not written
+            data = scaled_values(np.ascontiguousarray(X.data), X.indices, inverse)
+            return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape, copy=False)
+        X = X.copy()
         X.data *= inverse[X.indices]
         return X
     return X * inverse
@@ -140,8 +145,16 @@ def _first_values(seen, sumsq, X, k):
     array); ``(features, values)`` of the first non-zero values of the
     features seen for the first time.
     """
+    none = np.zeros(0, dtype=np.intp)
     if sp.issparse(X):
         X = sp.csr_matrix(X)
+        if X.indices.dtype == np.intc and not any_open_value(
+            np.ascontiguousarray(X.data, dtype=np.float64),
+            X.indices,
+            np.ascontiguousarray(seen, dtype=np.intc),
+            k,
+        ):  # every column counted already (one compiled pass): nothing to do
+            return seen, sumsq, none, (none, none), (none, np.zeros(0))
         keep = (X.data != 0) & (seen[X.indices] < k)
         places = np.flatnonzero(keep)
         rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[places]
@@ -152,7 +165,6 @@ def _first_values(seen, sumsq, X, k):
         rows, at = np.nonzero(sub)  # row-major, as the CSR entries
         cols, vals = open_cols[at], sub[rows, at]
         places = None
-    none = np.zeros(0, dtype=np.intp)
     if cols.size == 0:  # nothing to count: the same arrays (never written into)
         return seen, sumsq, none, (none, none), (none, np.zeros(0))
     seen, sumsq = seen.copy(), sumsq.copy()

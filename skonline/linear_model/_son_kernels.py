@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from ..base import copy_arrays
 from ._losses import LOSS_CODES, loss_and_derivative
-from ._rows import make_rows
+from ._rows import count_columns, make_rows
 from ._son_fast import Curvature, Stream, son_pass_fast
 
 __all__ = [
@@ -366,10 +366,13 @@ def _active_columns(
     """
     if not sp.issparse(X) or curvature.kind != "sketch":
         return None
-    used = np.zeros(n_coords, dtype=bool)
-    used[X.indices] = True
-    if np.count_nonzero(used) > ACTIVE_FRACTION * n_coords:
+    if X.indices.dtype == np.intc:  # one compiled pass
+        touched = count_columns(X.indices, n_coords)
+    else:
+        touched = np.unique(X.indices).size
+    if touched > ACTIVE_FRACTION * n_coords:
         return None  # the rows alone touch too many columns: no need to read the basis
+    used = np.zeros(n_coords, dtype=bool)
     if curvature.columns is not None:
         used[curvature.columns] = True
     else:
