@@ -41,6 +41,9 @@ from scipy.linalg.cython_lapack cimport dsyevd
 cdef extern from "_son_math.h" nogil:
     void son_rotate_rows(int n, double* a, double* b, double c, double s)
     void son_axpy(int n, double a, const double* x, double* y)
+    void son_combine_rows(int rows, int n, double scale, const double* a, const double* M,
+                          long ld, double* y, int skip_zero)
+    void son_rank_one_rows(int rows, int n, const double* a, const double* x, double* Y, long ld)
     void son_rank_two(int n, double f, const double* e, double g, const double* d, double* v)
     void son_reflect_rows(int k, int ncols, const double* u, double h, double* Z, double* g)
 
@@ -831,8 +834,7 @@ cdef bint sketch_border(Sketch* s, double* c, double rho, double nb) noexcept no
     for i in range(q):
         s.coords[i] = c[i]
     s.coords[q] = rho
-    for i in range(q):
-        son_axpy(q, c[i], c, &s.S[i * cap])
+    son_rank_one_rows(q, q, c, c, s.S, cap)
     if s.factor_ok[0]:
         for i in range(q):
             s.tmp[i] = c[i]
@@ -1373,14 +1375,12 @@ cdef void factored_coords(Sketch* s, Factored* f, CsrRow* r, int s_nnz, int* idx
 
 cdef void factored_step(Factored* f, int q, double* z, double scale) noexcept nogil:
     """``u ← u + scale · Qᵀz``: ``γ ← γ + scale · Gᵀz``."""
-    cdef int i, j, p = f.p[0], pc = f.pcap
+    cdef int i, p = f.p[0], pc = f.pcap
     if not f.lazy[0]:
         for i in range(q):
             f.gamma[i] += scale * z[i]
         return
-    for i in range(q):
-        if z[i] != 0.0:
-            son_axpy(p, scale * z[i], &f.G[i * pc], f.gamma)
+    son_combine_rows(q, p, scale, z, f.G, pc, f.gamma, 1)
 
 
 cdef void factored_fold(Sketch* s, Factored* f, CsrRow* r, double* u) noexcept nogil:
@@ -1436,15 +1436,14 @@ cdef int factored_compact(Sketch* s, Factored* f, CsrRow* r, double* u) noexcept
     written out, ``ū ← ū + Bᵀγ``) waits until ``B`` could not take the rows
     of one more buffer, once every few compactions.
     """
-    cdef int q = s.q_dim[0], p = f.p[0], pc = f.pcap, i, j, l, k, kept_n
-    cdef double delta, acc
+    cdef int q = s.q_dim[0], p = f.p[0], pc = f.pcap, i, j, k, kept_n
+    cdef double delta
     if compact_rotation(s, &kept_n, &k, &delta) != 0:
         return -1
     for i in range(kept_n):  # G2 = C G (kept x p): each entry summed over l in order
         for j in range(p):
             f.G2[i * pc + j] = 0.0
-        for l in range(q):
-            son_axpy(p, s.A2[i * q + l], &f.G[l * pc], &f.G2[i * pc])
+        son_combine_rows(q, p, 1.0, &s.A2[i * q], f.G, pc, &f.G2[i * pc], 0)
     for i in range(kept_n):
         for j in range(pc):
             f.G[i * pc + j] = f.G2[i * pc + j] if j < p else 0.0
@@ -1488,9 +1487,7 @@ cdef int factored_append(Sketch* s, Factored* f, CsrRow* r, double sigma, int ro
         # G row q = (σ e_p − Σ c_i G_i) / ρ over B plus the batch row p
         for j in range(pc):
             f.G[q * pc + j] = 0.0
-        for i in range(q):
-            if c[i] != 0.0:
-                son_axpy(p, -c[i], &f.G[i * pc], &f.G[q * pc])
+        son_combine_rows(q, p, -1.0, c, f.G, pc, &f.G[q * pc], 1)
         f.G[q * pc + p] = sigma
         for j in range(p + 1):
             f.G[q * pc + j] /= rho

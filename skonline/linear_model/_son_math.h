@@ -33,6 +33,43 @@ static void son_axpy(int n, double a, const double* restrict x, double* restrict
     }
 }
 
+/* y += Σ_i M_i (scale · a[i]) over the rows M_i = M + i·ld (n entries each), i in
+ * order: son_axpy once per row, in one call. With skip_zero, rows whose a[i] is 0
+ * are skipped (as a caller testing a[i] != 0 before each son_axpy). */
+SKONLINE_CLONES
+static void son_combine_rows(int rows, int n, double scale, const double* restrict a,
+                             const double* restrict M, long ld, double* restrict y,
+                             int skip_zero)
+{
+    int i, k;
+    for (i = 0; i < rows; i++) {
+        const double ai = scale * a[i];
+        const double* restrict mi = M + (long)i * ld;
+        if (skip_zero && a[i] == 0.0) {
+            continue;
+        }
+        for (k = 0; k < n; k++) {
+            y[k] += mi[k] * ai;
+        }
+    }
+}
+
+/* Y_i += x a[i] for the rows Y_i = Y + i·ld (n entries each): the rank-one update
+ * x aᵀ, as son_axpy once per row. */
+SKONLINE_CLONES
+static void son_rank_one_rows(int rows, int n, const double* restrict a,
+                              const double* restrict x, double* restrict Y, long ld)
+{
+    int i, k;
+    for (i = 0; i < rows; i++) {
+        const double ai = a[i];
+        double* restrict yi = Y + (long)i * ld;
+        for (k = 0; k < n; k++) {
+            yi[k] += x[k] * ai;
+        }
+    }
+}
+
 /* v −= f e + g d over n entries (the rank-two update of the Householder reduction). */
 SKONLINE_CLONES
 static void son_rank_two(int n, double f, const double* restrict e, double g,
