@@ -143,7 +143,10 @@ class CachedBuildExt(build_ext):
         cached = CACHE / f"{ext.name}-{_build_key(ext)}{target.suffix}"
         if cached.exists() and not self.force:
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(cached, target)
+            # a fresh modification time: build_ext --inplace copies the build's file over
+            # the one in the source tree only when it is newer, so a cached file keeping
+            # its old time would leave another version's extension in place
+            shutil.copy(cached, target)
             print(f"reusing {ext.name} compiled before ({cached.name})")
             return
         super().build_extension(ext)
