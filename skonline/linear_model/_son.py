@@ -126,7 +126,9 @@ def _scaled(X, scale):
     if sp.issparse(X):  # O(nnz), whatever the width
         X = sp.csr_matrix(X, dtype=np.float64)
         if X.indices.dtype == np.intc:  # one compiled pass; the index arrays are not written
-            data = scaled_values(np.ascontiguousarray(X.data), X.indices, inverse)
+            data = scaled_values(
+                np.ascontiguousarray(X.data), np.ascontiguousarray(X.indices), inverse
+            )
             return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape, copy=False)
         X = X.copy()
         X.data *= inverse[X.indices]
@@ -150,7 +152,7 @@ def _first_values(seen, sumsq, X, k):
         X = sp.csr_matrix(X)
         if X.indices.dtype == np.intc and not any_open_value(
             np.ascontiguousarray(X.data, dtype=np.float64),
-            X.indices,
+            np.ascontiguousarray(X.indices),
             np.ascontiguousarray(seen, dtype=np.intc),
             k,
         ):  # every column counted already (one compiled pass): nothing to do

@@ -367,7 +367,7 @@ def _active_columns(
     if not sp.issparse(X) or curvature.kind != "sketch":
         return None
     if X.indices.dtype == np.intc:  # one compiled pass
-        touched = count_columns(X.indices, n_coords)
+        touched = count_columns(np.ascontiguousarray(X.indices), n_coords)
     else:
         touched = np.unique(X.indices).size
     if touched > ACTIVE_FRACTION * n_coords:
