@@ -5,14 +5,14 @@ Usage::
     python benchmarks/bench_son_speed.py            # full grid, a few seconds
     python benchmarks/bench_son_speed.py --smoke    # a few seconds (CI)
 
-For every ``d`` in {100, 1000}, sketch size ``m`` in {5, 10, 20} and input in
-{dense, CSR (5 % non-zeros)}: a binary stream cut into 1000-row batches; both
-learners are first warmed up on one batch (so the first call's set-up is not
-timed), then each round times, interleaved and in rotating order,
-``RFDSONClassifier(sketch_size=m).partial_fit`` (defaults otherwise) and
-``SGDClassifier().partial_fit`` over the same batches, each on a fresh copy of
-its warmed-up learner (every sketch size in the same round). The reported number is the **median over the rounds of
-the per-round ratio** (SON time / SGD time): robust to the load of a shared
+For every ``d`` in {100, 1000} and input in {dense, CSR (5 % non-zeros)}: a
+binary stream cut into 1000-row batches; the learners are first warmed up on
+one batch (so the first call's set-up is not timed), then each round times,
+interleaved, ``RFDSONClassifier(sketch_size=m).partial_fit`` for every ``m``
+in {5, 10, 20} (defaults otherwise) and ``SGDClassifier().partial_fit`` over
+the same batches, each on a fresh copy of its warmed-up learner. The reported
+number is the **median over the rounds of the per-round ratio** (SON time /
+SGD time): robust to the load of a shared
 machine, unlike totals or best-of times. The compiled SON pass runs its small
 BLAS calls on one thread, as every skonline sketch does.
 

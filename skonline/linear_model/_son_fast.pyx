@@ -182,7 +182,7 @@ cdef inline int chol_factor(int n, int ld, double* A, double shift, double* L) n
 cdef inline int chol_rank_one_update(int n, int ld, double* L, double* c) noexcept nogil:
     """``L Lᵀ ← L Lᵀ + c cᵀ`` in place (``c`` is destroyed); -1 on breakdown."""
     cdef int k, i
-    cdef double r, cs, sn, lkk, inv
+    cdef double r, cs, sn, lkk
     for k in range(n):
         lkk = L[k * ld + k]
         r = sqrt(lkk * lkk + c[k] * c[k])
@@ -190,10 +190,9 @@ cdef inline int chol_rank_one_update(int n, int ld, double* L, double* c) noexce
             return -1
         cs = r / lkk
         sn = c[k] / lkk
-        inv = lkk / r
         L[k * ld + k] = r
         for i in range(k + 1, n):
-            L[i * ld + k] = (L[i * ld + k] + sn * c[i]) * inv
+            L[i * ld + k] = (L[i * ld + k] + sn * c[i]) / cs
             c[i] = cs * c[i] - sn * L[i * ld + k]
     return 0
 
