@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
+from sklearn import get_config
 from sklearn.base import BaseEstimator
 from sklearn.utils import get_tags
 
@@ -304,9 +305,19 @@ def _target_required(estimator: Any) -> bool:
     return required
 
 
+_GENERATORS = (np.random.RandomState, np.random.Generator)
+
+
 def _same_value(a: Any, b: Any) -> bool:
     if a is b:  # an immutable value is recorded as itself
         return True
+    if isinstance(a, _GENERATORS) and isinstance(b, _GENERATORS):
+        # a generator object shapes a state only through what the first call drew
+        # from it (the state then holds a generator of its own): the record's copy
+        # and the estimator's object may have drawn differently since, and another
+        # object of the same kind cannot be told from this one (a pickle or a
+        # deep copy makes new objects too). Only a change of kind counts.
+        return type(a) is type(b)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return (
             isinstance(a, np.ndarray)
@@ -409,7 +420,10 @@ class OnlineEstimator(BaseEstimator):
 
         As :meth:`sklearn.base.BaseEstimator.set_params`, except that an
         invalid name leaves every parameter as it was (scikit-learn's sets the
-        ones before it).
+        ones before it), and that once a stream has started the new values are
+        validated here, as ``fit`` validates them (a started stream's
+        ``partial_fit`` does not validate, as in scikit-learn): an invalid value
+        raises ``InvalidParameterError`` and leaves every parameter as it was.
 
         Parameters
         ----------
@@ -421,8 +435,20 @@ class OnlineEstimator(BaseEstimator):
         self : estimator instance
             Estimator instance.
         """
+        valid = self.get_params(deep=False)
+        for key in params:
+            name = key.partition("__")[0]
+            if name not in valid:  # before any change: the message shows the estimator as it is
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {self}. "
+                    f"Valid parameters are: {sorted(valid)!r}."
+                )
         with self._transaction() as est:
             BaseEstimator.set_params(est, **params)
+            if self._is_initialized() and not get_config()["skip_parameter_validation"]:
+                # a started stream's partial_fit skips the validation (scikit-learn's
+                # rule for fitted estimators): a live parameter is checked here instead
+                est._validate_params()
         return self
 
     # -------------------------------------------------------- frozen params

@@ -136,7 +136,7 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
         "fixed_share": [Interval(Real, 0, 1, closed="left")],
         "sampler": [StrOptions({"decomposition", "systematic"})],
         "keep_history": ["boolean"],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     }
 
     @property

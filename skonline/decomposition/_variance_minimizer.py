@@ -195,7 +195,7 @@ class OnlineVarianceMinimizer(
         "row_norm": [StrOptions({"clip", "none", "error"})],
         "eigenvalue_floor": [Interval(Real, 0, 1, closed="left")],
         "keep_history": ["boolean"],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     }
 
     @property

@@ -17,7 +17,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 
 from ..base import OnlineEstimator, OnlineLossMixin, ParamRecord
-from ..utils._random import as_generator
+from ..utils._random import own_generator
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._polyline import arc_lengths, point_at_arc_length, project_to_polyline
 from ._principal_curve_kernels import (
@@ -417,7 +417,7 @@ class SequentialPrincipalCurve(
 
     def _init_state(self, X, y, **kwargs):
         return CurveState(
-            rng=as_generator(self.random_state),
+            rng=own_generator(self.random_state),
             pending_rows=np.empty((0, X.shape[1])),
             loss_history=np.empty(0) if self.keep_history else None,
         )

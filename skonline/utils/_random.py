@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_generator", "copy_generator"]
+__all__ = ["as_generator", "copy_generator", "own_generator"]
 
 
 def as_generator(random_state: Any) -> np.random.Generator:
@@ -21,6 +21,16 @@ def as_generator(random_state: Any) -> np.random.Generator:
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
     return np.random.default_rng(random_state)
+
+
+def own_generator(random_state: Any) -> np.random.Generator:
+    """:func:`as_generator` for a learned state: a ``Generator`` is copied, not shared.
+
+    The state then draws from its own generator: the caller's generator
+    neither advances nor changes the state by its own later draws.
+    """
+    rng = as_generator(random_state)
+    return copy_generator(rng) if rng is random_state else rng
 
 
 def copy_generator(rng: np.random.Generator | None) -> np.random.Generator | None:
