@@ -232,14 +232,28 @@ class _BaseOnlinePCA(
 
     def _partial_fit_state(self, state, X, y, **kwargs):
         if not self._retunes(kwargs.get("horizon")):
-            return self._pass(state, X, **kwargs)
-        start, n = 0, X.shape[0]
+            return self._warn_large_rows(state, self._pass(state, X, **kwargs))
+        first, start, n = state, 0, X.shape[0]
         while start < n:  # epochs end at rows 1, 2, 4, 8, …: re-tuned at each start
             t = state.n_samples_seen
             stop = min(n, start + (_next_power_of_two(t) - t))
             state = self._pass(state, X[start:stop], **kwargs)
             start = stop
-        return state
+        return self._warn_large_rows(first, state)
+
+    def _warn_large_rows(self, state, new):
+        """Warn once (``row_norm="none"``) when the call fed the first rows of norm above 1."""
+        limit = 1.0 + ROW_NORM_TOL
+        if self.row_norm == "none" and state.max_fed_norm <= limit < new.max_fed_norm:
+            warnings.warn(
+                f"{type(self).__name__}: rows of norm up to {new.max_fed_norm:.3g} reached the "
+                "update (centred rows with center=True); the regret bounds need norms <= 1 "
+                "and a large row makes the multiplicative update erase the learned subspace. "
+                "Use row_norm='scale' (the default) or 'clip', or rescale the data.",
+                UserWarning,
+                stacklevel=7,
+            )
+        return new
 
     def _pass(self, state, X, **kwargs):
         frozen = state.frozen
@@ -254,16 +268,6 @@ class _BaseOnlinePCA(
             sampler=self.sampler,
             **pass_kwargs,
         )
-        limit = 1.0 + ROW_NORM_TOL
-        if self.row_norm == "none" and state.max_fed_norm <= limit < new.max_fed_norm:
-            warnings.warn(
-                f"{type(self).__name__}: rows of norm up to {new.max_fed_norm:.3g} reached the "
-                "update (centred rows with center=True); the regret bounds need norms <= 1 "
-                "and a large row makes the multiplicative update erase the learned subspace. "
-                "Use row_norm='scale' (the default) or 'clip', or rescale the data.",
-                UserWarning,
-                stacklevel=4,
-            )
         return dataclasses.replace(new, **fields)
 
     # ------------------------------------------------------------ fitting API
@@ -401,7 +405,8 @@ class _BaseOnlinePCA(
         The eigenvectors of ``W`` with the ``k`` **smallest** eigenvalues
         (``W`` weights the directions to discard), ascending, sign-fixed;
         ``transform_mode="mode"``: the complement of the most probable corner;
-        ``"average"``: the same rule on the averaged density.
+        ``"average"``: the same rule on the averaged density; ``"sample"``:
+        the deterministic rule (only :meth:`transform` samples).
         """
         state = self._fitted_state()
         k = self.n_components_
@@ -785,7 +790,11 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         ``"deterministic"``, the ``k`` eigenvectors of ``W`` with the smallest
         eigenvalues; ``"mode"``, the complement of the most probable corner of
         the mixture decomposition (Warmuth & Kuzmin Fig. 5); ``"sample"``, a
-        projection drawn per :meth:`transform` call from ``random_state``;
+        projection drawn per :meth:`transform` call from ``random_state``
+        (``components_``, :meth:`inverse_transform`, :meth:`score_samples`
+        and :meth:`get_covariance` stay on the deterministic eigenvectors:
+        a sampled projection is the algorithm's randomized prediction, not
+        an estimate of the subspace; :meth:`sample_projection` draws one);
         ``"average"``, the deterministic rule on the average of the density
         matrices of the pass (online-to-batch conversion; keeps an extra
         ``n × n`` sum and costs ``O(n³)`` more per row). Frozen at the first
@@ -834,7 +843,7 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
         eigenvectors; ``O(m²)`` plus one ``n × m × m`` product instead of an
         ``m × m`` ``eigh``). ``"auto"``: the bulk representation, with the
         secular update once the span is large enough for it to be faster,
-        unless ``mixing="past"`` or ``transform_mode="average"``, which need
+        unless ``transform_mode="average"``, which needs
         dense matrices (then ``"dense"``). Every solver re-orthonormalises
         its eigenbasis (QR) periodically against the slow drift of products
         of rotations. Frozen at the first call: changing it takes effect at
@@ -879,7 +888,10 @@ class AdaptiveOnlinePCA(_BaseOnlinePCA):
 
     components_ : ndarray of shape (n_components, n_features)
         Kept directions: the eigenvectors of ``W`` with the ``k`` smallest
-        eigenvalues, in ascending order, sign-fixed (largest entry positive).
+        eigenvalues, in ascending order, sign-fixed (largest entry positive);
+        ``transform_mode="mode"``: the complement of the most probable corner;
+        ``"average"``: the same rule on the averaged density; ``"sample"``:
+        the deterministic rule (only :meth:`transform` samples).
 
     explained_variance_ : ndarray of shape (n_components,)
         Variance of the rows seen along each of ``components_`` (their scatter
@@ -1129,7 +1141,11 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         ``"deterministic"``, the ``k`` eigenvectors of ``W`` with the smallest
         eigenvalues; ``"mode"``, the complement of the most probable corner of
         the mixture decomposition (Warmuth & Kuzmin Fig. 5); ``"sample"``, a
-        projection drawn per :meth:`transform` call from ``random_state``;
+        projection drawn per :meth:`transform` call from ``random_state``
+        (``components_``, :meth:`inverse_transform`, :meth:`score_samples`
+        and :meth:`get_covariance` stay on the deterministic eigenvectors:
+        a sampled projection is the algorithm's randomized prediction, not
+        an estimate of the subspace; :meth:`sample_projection` draws one);
         ``"average"``, the deterministic rule on the average of the density
         matrices of the pass (online-to-batch conversion; keeps an extra
         ``n × n`` sum and costs ``O(n³)`` more per row). Frozen at the first
@@ -1220,7 +1236,7 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
         Rows processed so far.
 
     learning_rate_ : float
-        The learning rate in use (resolved from ``"auto"``).
+        The learning rate in use.
 
     cumulative_loss_ : float
         Sum over the rows seen of the expected compression loss
@@ -1234,7 +1250,10 @@ class RandomizedOnlinePCA(_BaseOnlinePCA):
 
     components_ : ndarray of shape (n_components, n_features)
         Kept directions: the eigenvectors of ``W`` with the ``k`` smallest
-        eigenvalues, in ascending order, sign-fixed (largest entry positive).
+        eigenvalues, in ascending order, sign-fixed (largest entry positive);
+        ``transform_mode="mode"``: the complement of the most probable corner;
+        ``"average"``: the same rule on the averaged density; ``"sample"``:
+        the deterministic rule (only :meth:`transform` samples).
 
     explained_variance_ : ndarray of shape (n_components,)
         Variance of the rows seen along each of ``components_`` (their scatter

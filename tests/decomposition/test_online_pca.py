@@ -1056,3 +1056,14 @@ def test_grid_search_picks_the_true_number_of_components():
 
     loss = GridSearchCV(AdaptiveOnlinePCA(), grid, cv=3, scoring=neg_compression_loss).fit(X)
     assert loss.best_params_ == {"n_components": 40}
+
+
+@pytest.mark.parametrize("cls", [AdaptiveOnlinePCA, RandomizedOnlinePCA])
+def test_the_large_row_warning_reports_the_largest_row_of_the_call(cls):
+    """``row_norm="none"``: one warning per call, with the call's largest norm (not a segment's)."""
+    X = np.random.default_rng(0).standard_normal((64, 6)) * 0.05
+    X[0, 0] = 1.5  # the first row already above 1
+    X[40, 1] = 50.0  # a larger one in a later re-tuning segment of the same call
+    with pytest.warns(UserWarning, match=r"rows of norm up to 50 ") as record:
+        cls(2, row_norm="none", center=False).fit(X)
+    assert sum("reached the update" in str(w.message) for w in record) == 1
