@@ -469,10 +469,11 @@ class OnlineEstimator(BaseEstimator):
         changed = state.frozen.changes(self)
         if changed:
             detail = ", ".join(f"{k}: {old!r} -> {new!r}" for k, (old, new) in changed.items())
+            warm = " (with warm_start=False)" if "warm_start" in self.__dict__ else ""
             raise ValueError(
                 f"{type(self).__name__}: parameters that shape the learned state changed "
                 f"since the state was started ({detail}). Set them back, or call fit to "
-                "start a new stream (with warm_start=False, where the estimator has it)."
+                f"start a new stream{warm}."
             )
 
     # ------------------------------------------------------------- validation

@@ -251,7 +251,9 @@ class OnlineVarianceMinimizer(
         if C.ndim == 2:
             C = C[None]
         if C.ndim != 3 or C.shape[1] != C.shape[2] or C.shape[0] == 0:
-            raise ValueError(f"C must have shape (n, n) or (m, n, n); got {np.shape(C)}.")
+            raise ValueError(
+                f"C must have shape (n, n) or (m, n, n) with m >= 1; got {np.shape(C)}."
+            )
         if not np.all(np.isfinite(C)):
             raise ValueError("C contains NaN or infinity.")
         check_finite_magnitude(C, name="C")
