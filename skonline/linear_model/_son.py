@@ -337,6 +337,9 @@ class _BaseSON(OnlineLinearBase):
         return float(self.intercept_scaling) if self.fit_intercept else 0.0
 
     def _init_state(self, X, y, *, sample_weight, classes=None):
+        if sp.issparse(X):  # the first row as every pass reads it: duplicate entries summed
+            X = sp.csr_matrix(X[:1], dtype=np.float64, copy=True)
+            X.sum_duplicates()
         T = self._targets(y[:1], SimpleNamespace(classes=classes))
         if self.scale_features:
             scale = update_scales(np.zeros(X.shape[1]), X[:1])

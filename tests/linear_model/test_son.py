@@ -687,3 +687,32 @@ def test_full_curvature_too_large_for_the_machine_raises_a_hint_and_stays_unfitt
         est.partial_fit(X, y, classes=[0, 1])
     assert not hasattr(est, "n_features_in_")
     DefaultRFDSONClassifier(sketch="rfd").partial_fit(X, y, classes=[0, 1])  # the hint works
+
+
+@pytest.mark.parametrize("cls", [skonline.RFDSONClassifier, skonline.RFDSONRegressor])
+@pytest.mark.parametrize(
+    "params", [{}, {"sketch": "diag", "alpha0": 1.0}, {"scale_features": False}]
+)
+def test_duplicate_csr_entries_are_the_matrix_they_stand_for(cls, params):
+    """Each value stored as two halves: the prior, the scales and every step are those of the sum."""
+    rng = np.random.default_rng(0)
+    X = sp.random(300, 20, density=0.2, format="csr", random_state=rng) * 8.0
+    y = (X @ rng.standard_normal(20) > 0).astype(int)
+    halves = sp.csr_matrix(  # every entry stored twice, each holding half the value
+        (
+            np.repeat(X.data / 2, 2),
+            np.repeat(X.indices, 2),
+            np.r_[0, np.cumsum(2 * np.diff(X.indptr))],
+        ),
+        shape=X.shape,
+    )
+    assert halves.nnz == 2 * X.nnz
+    np.testing.assert_array_equal(halves.toarray(), X.toarray())
+    kw = {"classes": [0, 1]} if cls is skonline.RFDSONClassifier else {}
+    a, b = cls(**params), cls(**params)
+    for start in range(0, 300, 50):
+        a.partial_fit(X[start : start + 50], y[start : start + 50], **kw)
+        b.partial_fit(halves[start : start + 50], y[start : start + 50], **kw)
+    assert a.alpha0_ == b.alpha0_
+    assert a.cumulative_loss_ == b.cumulative_loss_
+    np.testing.assert_array_equal(a.coef_, b.coef_)
