@@ -694,7 +694,7 @@ def test_full_curvature_too_large_for_the_machine_raises_a_hint_and_stays_unfitt
     "params", [{}, {"sketch": "diag", "alpha0": 1.0}, {"scale_features": False}]
 )
 def test_duplicate_csr_entries_are_the_matrix_they_stand_for(cls, params):
-    """Each value stored as two halves: the prior, the scales and every step are those of the sum."""
+    """Each value stored as two halves: the prior, the scales and every step read the sum."""
     rng = np.random.default_rng(0)
     X = sp.random(300, 20, density=0.2, format="csr", random_state=rng) * 8.0
     y = (X @ rng.standard_normal(20) > 0).astype(int)
