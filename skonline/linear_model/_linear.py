@@ -938,16 +938,21 @@ class OnlineLinearClassifierMixin(_Engine):
         return state.n_mistakes / max(state.n_samples_seen, 1)
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Confidence scores ``X @ coef_.T + intercept_``, or a binary Platt map's log-odds.
+        """Confidence scores ``X @ coef_.T + intercept_``, or the log-odds of :meth:`predict_proba`.
 
         With ``calibration="platt"`` on a binary problem, the calibrated
         log-odds ``a s + b = log P(classes_[1]) − log P(classes_[0])`` of
         :meth:`predict_proba`, where ``s`` is the linear score (read through
         the family's bounded squashing, if any) and ``a > 0``: an increasing
         function of ``X @ coef_.T + intercept_`` (same ranking, same ROC
-        AUC) whose sign decides :meth:`predict`. Otherwise, the linear scores
-        themselves. The learner's online mistakes (``n_mistakes_``) are
-        always those of the linear scores.
+        AUC) whose sign decides :meth:`predict`. With two learners
+        (``forgetting_factor="auto"``) and a calibration map, the log-odds
+        (binary) or log-probabilities of their mixed probabilities: not a
+        linear function of ``X``, and not ``X @ coef_.T + intercept_``
+        (``coef_`` is the mixture's weighted average of the two learners'
+        weights). Otherwise, the linear scores themselves. The learner's
+        online mistakes (``n_mistakes_``) are always those of the linear
+        scores.
 
         Parameters
         ----------

@@ -609,7 +609,9 @@ class ScaleInvariantClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _Ba
     -----
     ``coef_`` and ``intercept_`` are the linearisation at ``x = 0`` of the
     next trial's prediction (the online prediction also depends on the row
-    itself through ``s²`` or ``S``); ``decision_function`` uses them.
+    itself through ``s²`` or ``S``); ``decision_function`` uses them, but
+    for two learners (``forgetting_factor="auto"``, the default), where it is
+    the log-odds of the mixed probabilities (see ``forgetting_factor``).
 
     A sample weight ``c`` multiplies the row's loss. The guarantees need a
     1-Lipschitz loss, so the learner is fed ``clip(c · g, −1, 1)``, the
