@@ -30,7 +30,11 @@ def own_generator(random_state: Any) -> np.random.Generator:
     neither advances nor changes the state by its own later draws.
     """
     rng = as_generator(random_state)
-    return copy_generator(rng) if rng is random_state else rng
+    if rng is not random_state:  # a generator of its own already
+        return rng
+    twin = copy_generator(rng)
+    assert twin is not None  # a copy of a generator
+    return twin
 
 
 def copy_generator(rng: np.random.Generator | None) -> np.random.Generator | None:
