@@ -815,6 +815,11 @@ def full_pass(
                 deflate(state)
         start = end
     condition = max(spread, full_condition(state))
+    if not condition <= MAX_CONDITION and _rank_deficient(state):
+        # some coordinate seen is not a pivot: the pass rotates and the read-out solves
+        # on the QR of R's rows, so their conditioning is what limits the accuracy; the
+        # pivots alone can be tiny there (a row's remainder placed at its first column)
+        condition = rows_condition(state)
     if not condition <= MAX_CONDITION:
         raise FloatingPointError(
             f"the condition number of the data matrix reached {condition:.2g} (in the "
@@ -924,6 +929,29 @@ def full_condition(state: FullState) -> float:
     exists only from SciPy 1.15).
     """
     return _factor_condition(state.R)
+
+
+def _rank_deficient(state: FullState) -> bool:
+    """Whether some coordinate seen is not a pivot of ``R`` (fewer rows than coordinates)."""
+    return int(np.count_nonzero(np.diag(state.R))) < int(np.count_nonzero(state.scale))
+
+
+def rows_condition(state: FullState) -> float:
+    """The condition number of ``R``'s non-zero rows on the coordinates seen (1 when empty).
+
+    What the read-out of a rank-deficient state solves with (:func:`_pinv_solve`:
+    the QR of those rows), and what the rows' own condition number is: unlike
+    the pivot submatrix of :func:`full_condition`, it does not depend on which
+    column a row's new direction was placed at. An SVD, ``O(a r²)``.
+    """
+    piv = np.flatnonzero(np.diag(state.R) != 0.0)
+    if piv.size == 0:
+        return 1.0
+    rows = state.R[np.ix_(piv, np.flatnonzero(state.scale != 0.0))]
+    if not np.isfinite(rows).all():
+        return math.inf
+    sv = np.linalg.svd(rows, compute_uv=False)
+    return math.inf if sv[-1] == 0.0 else float(sv[0] / sv[-1])
 
 
 def _factor_condition(R: np.ndarray) -> float:

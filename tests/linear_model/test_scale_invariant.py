@@ -1088,3 +1088,32 @@ def test_triangular_solve_raises_on_a_zero_pivot():
     R[2, 2] = 0.0
     with pytest.raises(np.linalg.LinAlgError, match="diagonal 2"):
         kernels._triangular_solve(R, np.ones((4, 1)))
+
+
+@pytest.mark.parametrize("cls", [ScaleInvariantClassifier, ScaleInvariantRegressor])
+def test_full_accepts_sparse_rows_whose_pivots_alone_are_ill_conditioned(cls):
+    """Fewer rows than coordinates, rows touching few columns: a row's remainder becomes a
+    pivot at its first column, however small there (8.8e20 for the pivots' estimate at
+    row 29 below), while the rows themselves are well conditioned (5e3). Neither the pass
+    nor the read-out solves with those pivots: any split is accepted and learns the same."""
+    rng = np.random.default_rng(0)
+    X = sp.random(
+        300,
+        100,
+        density=0.05,
+        random_state=0,
+        format="csr",
+        data_rvs=lambda k: rng.standard_normal(k) * 10.0 ** rng.integers(-1, 2, k),
+    )
+    y = X @ rng.standard_normal(100)
+    if cls is ScaleInvariantClassifier:
+        y, kw = (y > 0).astype(int), {"classes": [0, 1]}
+    else:
+        kw = {}
+    whole = cls().partial_fit(X, y, **kw)
+    assert whole.variant_ == "full"
+    rows = cls()
+    for i in range(300):  # refused at row 28 before
+        rows.partial_fit(X[i : i + 1], y[i : i + 1], **kw)
+    np.testing.assert_array_equal(rows.coef_, whole.coef_)
+    assert rows.cumulative_loss_ == whole.cumulative_loss_
