@@ -16,6 +16,7 @@ import inspect
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import clone, is_classifier
 from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
@@ -388,7 +389,31 @@ class OnlinePipeline(Pipeline):
                     f"Invalid parameter {key!r} for estimator {self}. Valid parameters "
                     f"are: {sorted(self.get_params(deep=False))!r}."
                 )
+        if "steps_" in self.__dict__ and not get_config()["skip_parameter_validation"]:
+            self._check_step_values(params)
         return super().set_params(**params)
+
+    def _check_step_values(self, params: dict[str, Any]) -> None:
+        """Validate new values of a learned pipeline's step parameters before any is set.
+
+        A started stream's ``partial_fit`` skips scikit-learn's parameter
+        validation, as a learned step alone would at its ``set_params``: each
+        step's new values are checked here on a copy of the step.
+        """
+        by_step: dict[str, dict[str, Any]] = {}
+        for key, value in params.items():
+            step, _, nested = key.partition("__")
+            if nested and "__" not in nested and step not in params:
+                by_step.setdefault(step, {})[nested] = value
+        named = dict(self.steps)
+        for step, values in by_step.items():
+            estimator = named.get(step)
+            if estimator is None or not hasattr(estimator, "_validate_params"):
+                continue  # "passthrough" or a step without constraints
+            probe = copy.copy(estimator)
+            for name, value in values.items():
+                setattr(probe, name, value)
+            probe._validate_params()
 
     # ----------------------------------------------------------- learning
     def _learn(

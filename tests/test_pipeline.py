@@ -522,3 +522,26 @@ def test_a_failed_set_params_changes_no_step():
     # replacing a step and setting the new step's parameter in one call still works
     pipe.set_params(standardscaler=MaxAbsScaler(), standardscaler__copy=False)
     assert isinstance(pipe.steps[0][1], MaxAbsScaler) and pipe.steps[0][1].copy is False
+
+
+def test_a_learned_pipeline_refuses_an_invalid_step_value_at_set_params():
+    """As a learned step alone would: checked at ``set_params``, nothing set, the stream goes on."""
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from skonline import RFDSONClassifier
+    from skonline.pipeline import make_online_pipeline
+
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((60, 4)), np.arange(60) % 2
+    pipe = make_online_pipeline(StandardScaler(), RFDSONClassifier())
+    pipe.set_params(rfdsonclassifier__learning_rate=-1.0)  # not learned yet: fit checks
+    pipe.set_params(rfdsonclassifier__learning_rate=1.0)
+    pipe.partial_fit(X[:30], y[:30], classes=[0, 1])
+    before = pickle.dumps(pipe)
+    with pytest.raises(InvalidParameterError, match="learning_rate"):
+        pipe.set_params(rfdsonclassifier__learning_rate=-1.0, standardscaler__with_mean=False)
+    assert pickle.dumps(pipe) == before
+    pipe.set_params(rfdsonclassifier__learning_rate=0.5)
+    pipe.partial_fit(X[30:], y[30:])
+    assert pipe.named_steps_["rfdsonclassifier"].learning_rate == 0.5
