@@ -200,7 +200,9 @@ class OnlinePipeline(Pipeline):
     ``set_params`` changes the steps given (the parameters); a learned step
     takes its new parameter values at the next ``partial_fit``, as the step
     alone would (a skonline estimator refuses a change of a parameter that
-    shapes its state). Replacing or renaming a step needs ``fit``.
+    shapes its state). Once the pipeline has learned, the new values are
+    validated at ``set_params`` (all or none). Replacing or renaming a step
+    needs ``fit``.
 
     Examples
     --------
