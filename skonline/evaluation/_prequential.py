@@ -1106,7 +1106,22 @@ def prequential_score(
                 progress.update(n, **dict(_running_score(run) for run in runs))
     if first_row == 0:
         raise ValueError("the stream is empty.")
+    for run in runs:
+        if run.scorers and not any(run.failures) and not _scored_any(run):
+            warnings.warn(
+                f"prequential_score: {run.who()} scored no row: every batch of the "
+                f"{first_row} rows arrived before it had learned one (the first batch is only "
+                "learned from), so every cumulative score is NaN. Use a smaller batch_size.",
+                UserWarning,
+                stacklevel=2,
+            )
     return results()
+
+
+def _scored_any(run) -> bool:
+    """Whether some batch got a score (a finite value of some scorer) on the estimator's track."""
+    track = run.tracks[0]
+    return any(np.isfinite(v) for name in run.scorers for v in track.batch[name])
 
 
 def _comparator_step(model, Xb, cov, n_components):

@@ -1,6 +1,7 @@
 """prequential_score and PrequentialDisplay against hand-written test-then-train loops."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -491,3 +492,16 @@ def test_prequential_score_of_a_sketch_on_csr_rows_matches_the_reconstruction(mo
         rebuilt["batch_neg_reconstruction_error"][1:],
         rtol=1e-10,
     )
+
+
+def test_a_stream_of_one_batch_warns_that_nothing_was_scored():
+    from sklearn.linear_model import SGDClassifier
+
+    X, y = np.random.default_rng(0).standard_normal((40, 3)), np.arange(40) % 2
+    with pytest.warns(UserWarning, match="scored no row.*40 rows"):
+        res = prequential_score(SGDClassifier(random_state=0), X, y, batch_size=40)
+    assert np.isnan(res.cumulative_accuracy).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # two batches: the second is scored, no warning
+        res = prequential_score(SGDClassifier(random_state=0), X, y, batch_size=20)
+    assert np.isfinite(res.cumulative_accuracy[-1])
