@@ -43,10 +43,66 @@ def make_rows(X):
     return Rows(True, np.ascontiguousarray(X, dtype=np.float64), _EMPTY_PTR, _EMPTY_IDX, _EMPTY_1D)
 
 
-def _check_columns(const int[::1] indices, int width):
-    """Raise ``ValueError`` unless every column index lies in ``[0, width)``."""
+def _outside(int width):
+    return ValueError(f"a CSR column index lies outside [0, {width})")
+
+
+def scaled_values(const double[::1] data, const int[::1] indices, const double[::1] factor):
+    """``data[e] · factor[indices[e]]``: CSR values with each column multiplied by its factor.
+
+    One pass over the entries, each index checked against ``factor``'s length
+    before it is read: what ``data * factor[indices]`` computes, without
+    widening the indices.
+    """
+    cdef Py_ssize_t e, n = data.shape[0]
+    cdef int j, width = factor.shape[0]
+    cdef bint bad = False
+    if indices.shape[0] != n:
+        raise ValueError("data and indices differ in length")
+    out = np.empty(n)
+    cdef double[::1] o = out
+    with nogil:
+        for e in range(n):
+            j = indices[e]
+            if j < 0 or j >= width:
+                bad = True
+                break
+            o[e] = data[e] * factor[j]
+    if bad:
+        raise _outside(width)
+    return out
+
+
+def any_open_value(const double[::1] data, const int[::1] indices, const int[::1] seen, int k):
+    """Whether some non-zero value falls in a column that has seen fewer than ``k`` values.
+
+    Every index is checked against ``seen``'s length (all of them, also after
+    a value is found).
+    """
+    cdef Py_ssize_t e, n = data.shape[0]
+    cdef int j, width = seen.shape[0]
+    cdef bint found = False, bad = False
+    if indices.shape[0] != n:
+        raise ValueError("data and indices differ in length")
+    with nogil:
+        for e in range(n):
+            j = indices[e]
+            if j < 0 or j >= width:
+                bad = True
+                break
+            if data[e] != 0.0 and seen[j] < k:
+                found = True
+    if bad:
+        raise _outside(width)
+    return found
+
+
+def count_columns(const int[::1] indices, int width):
+    """The number of distinct columns among ``indices`` (each checked to lie in ``[0, width)``)."""
+    used = np.zeros(width, dtype=np.uint8)
+    cdef unsigned char[::1] u = used
     cdef Py_ssize_t e
-    cdef int j
+    cdef int j, count = 0
     cdef bint bad = False
     with nogil:
         for e in range(indices.shape[0]):
@@ -54,54 +110,9 @@ def _check_columns(const int[::1] indices, int width):
             if j < 0 or j >= width:
                 bad = True
                 break
-    if bad:
-        raise ValueError(f"a CSR column index lies outside [0, {width})")
-
-
-def scaled_values(const double[::1] data, const int[::1] indices, const double[::1] factor):
-    """``data[e] · factor[indices[e]]``: CSR values with each column multiplied by its factor.
-
-    One pass over the entries (the indices are checked against ``factor``'s
-    length first): what ``data * factor[indices]`` computes, without
-    widening the indices.
-    """
-    cdef Py_ssize_t e, n = data.shape[0]
-    if indices.shape[0] != n:
-        raise ValueError("data and indices differ in length")
-    _check_columns(indices, factor.shape[0])
-    out = np.empty(n)
-    cdef double[::1] o = out
-    with nogil:
-        for e in range(n):
-            o[e] = data[e] * factor[indices[e]]
-    return out
-
-
-def any_open_value(const double[::1] data, const int[::1] indices, const int[::1] seen, int k):
-    """Whether some non-zero value falls in a column that has seen fewer than ``k`` values."""
-    cdef Py_ssize_t e, n = data.shape[0]
-    cdef bint found = False
-    if indices.shape[0] != n:
-        raise ValueError("data and indices differ in length")
-    _check_columns(indices, seen.shape[0])
-    with nogil:
-        for e in range(n):
-            if data[e] != 0.0 and seen[indices[e]] < k:
-                found = True
-                break
-    return found
-
-
-def count_columns(const int[::1] indices, int width):
-    """The number of distinct columns among ``indices`` (each in ``[0, width)``)."""
-    _check_columns(indices, width)
-    used = np.zeros(width, dtype=np.uint8)
-    cdef unsigned char[::1] u = used
-    cdef Py_ssize_t e
-    cdef int count = 0
-    with nogil:
-        for e in range(indices.shape[0]):
-            if not u[indices[e]]:
-                u[indices[e]] = 1
+            if not u[j]:
+                u[j] = 1
                 count += 1
+    if bad:
+        raise _outside(width)
     return count

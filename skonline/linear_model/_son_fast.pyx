@@ -1357,9 +1357,7 @@ cdef void factored_coords(Sketch* s, Factored* f, CsrRow* r, int s_nnz, int* idx
                           double* val, double* xd, double* y) noexcept nogil:
     """``f.bx = B x`` and ``y = Qᵀx = G (B x)`` for the current row (support ``idx``/``val``,
     scattered in ``xd``)."""
-    cdef int q = s.q_dim[0], q0 = f.q0[0], p = f.p[0], d = s.d, pc = f.pcap, i, j, e
-    cdef double acc
-    cdef double* row
+    cdef int q = s.q_dim[0], q0 = f.q0[0], p = f.p[0], d = s.d, pc = f.pcap, i, j
     for j in range(q0):
         f.bx[j] = gather_dot4(s_nnz, s.Q + j * d, idx, val)
     for j in range(q0, p):
