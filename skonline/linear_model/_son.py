@@ -38,11 +38,12 @@ from ._son_kernels import (
     CurvatureState,
     auto_alpha0,
     auto_mu,
+    first_rows_scales,
     first_value_scales,
     nearest_power_of_two,
     new_curvature,
-    rms_scales,
     running_target_means,
+    shrunk_scales,
     son_pass,
     update_scales,
 )
@@ -74,6 +75,9 @@ class SONState(LinearState):
     scale_sumsq : ndarray of shape (n_features,) or None
         Sum of the squares of those values (raw units): a feature's scale is
         confirmed at the power of two nearest their root-mean-square.
+    scale_prior : ndarray of shape (3,) or None
+        ``[μ, τ², σ²]`` of the first rows' values (``_son_kernels.scale_prior``):
+        the scales read from few values are shrunk toward ``μ``.
     """
 
     U: np.ndarray
@@ -84,6 +88,7 @@ class SONState(LinearState):
     warmup: tuple | None = None
     scale_seen: np.ndarray | None = None
     scale_sumsq: np.ndarray | None = None
+    scale_prior: np.ndarray | None = None
 
 
 #: The slope of :func:`_soft_bound` beyond the bound: small enough to leave the
@@ -445,9 +450,14 @@ class _BaseSON(OnlineLinearBase):
         return new, decided
 
     def _restart_in_final_units(self, state, X, T, sample_weight, *, forgetting):
-        """Relearn the warm-up rows from the initial state with root-mean-square scales."""
-        scale = rms_scales(X)
+        """Relearn the warm-up rows from the initial state with root-mean-square scales.
+
+        A feature that is zero in some of those rows has its scale from fewer
+        values: shrunk toward the rows' common scale (``first_rows_scales``).
+        """
+        scale, prior = first_rows_scales(X)
         fresh = self._fresh_state(X, T, scale, state.classes, state.frozen)
+        fresh.scale_prior = prior
         fresh, _ = self._scaled_pass(fresh, X, T, sample_weight, forgetting)
         fresh.scale_seen, fresh.scale_sumsq, *_ = _first_values(
             np.zeros(X.shape[1], dtype=np.int32), np.zeros(X.shape[1]), X, self._confirm_values
@@ -487,13 +497,17 @@ class _BaseSON(OnlineLinearBase):
             state.scale_seen, state.scale_sumsq, X, k
         )
         scale = state.scale
-        if new_cols.size:  # as update_scales: the power of two of the first value
+        prior = state.scale_prior
+        if new_cols.size:  # as update_scales: the power of two of the first value, shrunk
             scale = scale.copy()
-            scale[new_cols] = first_value_scales(new_vals)
+            scale[new_cols] = shrunk_scales(
+                first_value_scales(new_vals), 1, np.log2(np.abs(new_vals)), prior
+            )
         Z = _scaled(X, scale)
         # values whose squares underflow keep their first scale (|x| <= 1e150: no overflow)
         cols = cols[sumsq[cols] >= np.finfo(np.float64).tiny]
-        confirmed = nearest_power_of_two(0.5 * np.log2(sumsq[cols] / k))
+        log_rms = 0.5 * np.log2(sumsq[cols] / k)
+        confirmed = shrunk_scales(nearest_power_of_two(log_rms), k, log_rms, prior)
         changed = confirmed != scale[cols]
         cols, confirmed = cols[changed], confirmed[changed]
         if cols.size == 0:

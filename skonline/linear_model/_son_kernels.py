@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import polygamma
 
 from ..base import copy_arrays
 from ._losses import LOSS_CODES, loss_and_derivative
@@ -34,8 +35,10 @@ __all__ = [
     "auto_alpha0",
     "auto_mu",
     "first_value_scales",
+    "first_rows_scales",
     "nearest_power_of_two",
     "new_curvature",
+    "shrunk_scales",
     "son_pass",
     "update_scales",
 ]
@@ -188,6 +191,117 @@ def rms_scales(X: Any) -> np.ndarray:
     seen = np.isfinite(log_rms)
     scale[seen] = nearest_power_of_two(log_rms[seen])
     return scale
+
+
+#: A feature whose values lie more than this many bits (a factor 1024) from the
+#: common scale of the first rows keeps its own scale: a unit of its own, not the
+#: noise of a few values (the noise of one standard normal value passes it with a
+#: probability of 1e-3).
+SCALE_GUARD_BITS = 10.0
+_TRIGAMMA_HALF = float(polygamma(1, 0.5))
+
+
+def nonzero_log_rms(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per feature, the count and the base-2 logarithm of the root-mean-square of its non-zeros.
+
+    Returns ``(count, log_rms, columns, log_abs)``: ``log_rms`` is ``-inf``
+    where a feature has no non-zero value; ``columns`` and ``log_abs`` are
+    each non-zero's feature and ``log2 |x|``. Computed from ``log2 |x|``
+    (shifted by each feature's largest), so no square overflows or underflows.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        keep = X.data != 0
+        columns, values = X.indices[keep].astype(np.intp), X.data[keep]
+    else:
+        rows, columns = np.nonzero(np.asarray(X))
+        values = np.asarray(X, dtype=np.float64)[rows, columns]
+    d = X.shape[1]
+    log_abs = np.log2(np.abs(values))
+    count = np.bincount(columns, minlength=d)
+    peak = np.full(d, -np.inf)
+    np.maximum.at(peak, columns, log_abs)
+    log_rms = np.full(d, -np.inf)
+    seen = count > 0
+    sums = np.bincount(columns, weights=np.exp2(2.0 * (log_abs - peak[columns])), minlength=d)
+    log_rms[seen] = peak[seen] + 0.5 * np.log2(sums[seen] / count[seen])
+    return count, log_rms, columns, log_abs
+
+
+def _scale_noise(prior: np.ndarray, n_values: Any) -> np.ndarray:
+    """Variance (bits²) of the log2 root-mean-square of ``n_values`` values of a feature.
+
+    That of a normal sample's, ``ψ′(n/2) / (4 ln²2)``, in proportion to the
+    spread of ``log2 |x|`` measured within the first rows' features (``prior[2]``).
+    """
+    return prior[2] * polygamma(1, np.asarray(n_values, dtype=np.float64) / 2.0) / _TRIGAMMA_HALF
+
+
+def scale_prior(X: Any) -> np.ndarray | None:
+    """``[μ, τ², σ²]`` (bits): where the feature scales of the first rows ``X`` lie.
+
+    ``μ``: log2 of the root-mean-square of all their non-zero values (the
+    common scale); ``σ²``: the variance of ``log2 |x|`` within a feature
+    (pooled over the features with two values or more; 0 without any);
+    ``τ²``: the variance of the features' log2 root-mean-squares beyond what
+    the noise of their few values explains (empirical Bayes: ``Var(s_j)``
+    minus the mean noise variance, at least 0). ``None`` when ``X`` has no
+    non-zero value.
+    """
+    count, log_rms, columns, log_abs = nonzero_log_rms(X)
+    if columns.size == 0:
+        return None
+    top = log_abs.max()
+    mu = top + 0.5 * np.log2(np.mean(np.exp2(2.0 * (log_abs - top))))
+    seen = count > 0
+    mean_log = np.zeros(count.shape)
+    mean_log[seen] = np.bincount(columns, weights=log_abs, minlength=count.size)[seen] / count[seen]
+    spread = np.bincount(columns, weights=(log_abs - mean_log[columns]) ** 2, minlength=count.size)
+    several = count >= 2
+    sigma2 = spread[several].sum() / (count[several] - 1).sum() if several.any() else 0.0
+    prior = np.array([mu, 0.0, sigma2])
+    tau2 = np.var(log_rms[seen]) - np.mean(_scale_noise(prior, count[seen]))
+    prior[1] = max(float(tau2), 0.0)
+    return prior
+
+
+def shrunk_scales(
+    scale: np.ndarray, n_values: Any, log_rms: np.ndarray, prior: np.ndarray | None
+) -> np.ndarray:
+    """Powers of two ``scale`` read from ``n_values`` values of their features, shrunk to the prior.
+
+    The scale of a feature read from a few values is noisy (one standard
+    normal value: a standard deviation of 1.6 bits), and RFD-SON's ridge is
+    the same on every coordinate, so that noise decides how fast each
+    feature learns. The log2 scale moves toward the common ``μ`` by the
+    empirical-Bayes factor ``B = v / (v + τ²)``, ``v`` the noise variance of
+    ``n_values`` values (:func:`scale_prior`): all the way where the first
+    rows' features share one scale (``τ² = 0``), hardly where their units
+    differ. A feature whose values' log2 root-mean-square ``log_rms`` lies
+    more than :data:`SCALE_GUARD_BITS` from ``μ`` keeps its scale. ``None``:
+    ``scale`` unchanged.
+    """
+    if prior is None or np.size(scale) == 0:
+        return scale
+    mu, tau2, _ = prior
+    noise = _scale_noise(prior, n_values)
+    factor = noise / (noise + tau2) if tau2 > 0.0 else np.ones_like(noise)
+    factor = np.where(np.abs(log_rms - mu) > SCALE_GUARD_BITS, 0.0, factor)
+    return nearest_power_of_two(mu + (1.0 - factor) * (np.log2(scale) - mu))
+
+
+def first_rows_scales(X: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(scale, prior)``: the feature scales the first rows ``X`` fix, and their :func:`scale_prior`.
+
+    :func:`rms_scales`; the features that are zero in some of the rows have
+    them from fewer values, and are :func:`shrunk_scales` by their count.
+    """
+    scale = rms_scales(X)
+    prior = scale_prior(X)
+    count, log_rms, _, _ = nonzero_log_rms(X)
+    few = (count > 0) & (count < X.shape[0])
+    scale[few] = shrunk_scales(scale[few], count[few], log_rms[few], prior)
+    return scale, prior
 
 
 def update_scales(scale: np.ndarray, X: Any) -> np.ndarray:

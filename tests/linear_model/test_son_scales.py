@@ -3,12 +3,15 @@
 A feature first seen after the first rows (or seen fewer than three times in
 them) is scaled by the power of two of its first non-zero value; from the row
 of its second non-zero value on, by the power of two nearest the
-root-mean-square of its first two.
+root-mean-square of its first two. Both, and the scales of the features that
+are zero in some of the first rows, are shrunk toward the first rows' common
+scale (empirical Bayes; transcribed below from the user guide's formulas).
 """
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.special import polygamma
 
 from skonline import RFDSONClassifier, RFDSONRegressor
 from skonline.evaluation import prequential_score
@@ -22,17 +25,44 @@ def _sparse_stream(n, d, seed, density=0.05):
     return X, y
 
 
-def _confirmed_scales(X, k=2):
-    """Per feature, the power of two nearest the RMS of its first ``k`` non-zeros (0: fewer)."""
-    X = sp.csc_matrix(X)
+def _first_values(X, j, k):
+    column = np.asarray(X[:, [j]].todense()).ravel() if sp.issparse(X) else X[:, j]
+    return column[column != 0][:k]
+
+
+def _prior(first):
+    """``(μ, τ², σ²)`` of the first rows, feature by feature (a plain transcription)."""
+    values = [_first_values(first, j, first.shape[0]) for j in range(first.shape[1])]
+    values = [v for v in values if v.size]
+    everything = np.concatenate(values)
+    mu = np.log2(np.sqrt(np.mean(everything**2)))
+    several = [v for v in values if v.size >= 2]
+    sigma2 = sum(np.sum((np.log2(abs(v)) - np.log2(abs(v)).mean()) ** 2) for v in several) / sum(
+        v.size - 1 for v in several
+    )
+    noise = lambda n: sigma2 * polygamma(1, n / 2) / polygamma(1, 0.5)  # noqa: E731
+    rms = np.array([np.log2(np.sqrt(np.mean(v**2))) for v in values])
+    tau2 = max(np.var(rms) - np.mean([noise(v.size) for v in values]), 0.0)
+    return mu, tau2, noise
+
+
+def _shrunk(log2_scale, n, log_rms, prior):
+    mu, tau2, noise = prior
+    factor = noise(n) / (noise(n) + tau2) if tau2 > 0 else 1.0
+    if abs(log_rms - mu) > 10:
+        factor = 0.0
+    return 2.0 ** np.round(mu + (1 - factor) * (log2_scale - mu))
+
+
+def _confirmed_scales(X, k=2, rows=10):
+    """Per feature, the power of two nearest the RMS of its first ``k`` non-zeros, shrunk (0: fewer)."""
+    prior = _prior(X[:rows])
     out = np.zeros(X.shape[1])
     for j in range(X.shape[1]):
-        lo, hi = X.indptr[j], X.indptr[j + 1]
-        order = np.argsort(X.indices[lo:hi], kind="stable")
-        vals = X.data[lo:hi][order]
-        vals = vals[vals != 0][:k]
+        vals = _first_values(X, j, k)
         if vals.size == k:
-            out[j] = 2.0 ** np.round(np.log2(np.sqrt(np.mean(vals**2))))
+            log_rms = np.log2(np.sqrt(np.mean(vals**2)))
+            out[j] = _shrunk(np.round(log_rms), k, log_rms, prior)
     return out
 
 
@@ -70,10 +100,60 @@ def test_any_split_gives_the_same_model():
 
 
 def test_real_valued_sparse_rows_are_learned():
-    # one-value scales learned next to nothing here: 0.522 (chance 0.5); raw units 0.710
+    # one-value scales learned next to nothing here: 0.522 (chance 0.5); scales confirmed at
+    # the second value 0.610; raw units 0.710; confirmed and shrunk to the common scale 0.731
     X, y = _sparse_stream(4000, 1000, 0)
     res = prequential_score(RFDSONClassifier(), X, y, batch_size=10, scoring="accuracy")
-    assert res["cumulative_accuracy"][-1] > 0.57
+    assert res["cumulative_accuracy"][-1] > 0.68
+
+
+def test_features_of_one_unit_share_its_scale():
+    # standard normal non-zeros: the spread of the scales is the noise of a few values
+    # (1 bit unshrunk); the first rows show one unit (tau2 near 0), so the features get it
+    X, y = _sparse_stream(2000, 300, 6)
+    est = RFDSONClassifier().fit(X, y)
+    mu, tau2, sigma2 = est._state.scale_prior
+    assert tau2 < 0.1 * sigma2 and 1.5 < sigma2 < 4.0  # a normal value's log2 |x|: 2.57 bits²
+    log_scale = np.log2(est._state.scale[est._state.scale > 0])
+    assert np.mean(log_scale == np.round(mu)) > 0.9 and np.std(log_scale) < 0.4
+
+
+@pytest.mark.parametrize("unit", [1e-6, 1e6])
+def test_a_feature_in_another_unit_keeps_its_own_scale(unit):
+    # a feature first seen after the first rows, a factor 1e6 from the others: not shrunk
+    X, y = _sparse_stream(600, 40, 7, density=0.2)
+    X = X.toarray()
+    X[:30, -1] = 0.0
+    X[:, -1] *= unit
+    est = RFDSONClassifier().fit(X, y)
+    first_two = _first_values(X, X.shape[1] - 1, 2)
+    own = 2.0 ** np.round(np.log2(np.sqrt(np.mean(first_two**2))))
+    assert est._state.scale[-1] == own
+    assert abs(np.log2(own / unit)) < 6
+
+
+def test_features_in_different_units_are_hardly_shrunk():
+    # six decades of units: the first rows' log2 scales spread far beyond the noise (tau2 large)
+    X, y = _sparse_stream(3000, 200, 8)
+    units = 10.0 ** np.random.default_rng(8).uniform(-3, 3, X.shape[1])
+    X = sp.csr_matrix(X @ sp.diags(units))
+    est = RFDSONClassifier().fit(X, y)
+    assert est._state.scale_prior[1] > 20  # the units' log2 spread: (6 log2 10)² / 12 = 33
+    raw = _confirmed_scales(X)  # shrunk by the transcription: within a factor 2 of the unshrunk
+    has = raw > 0
+    unshrunk = np.zeros_like(raw)
+    for j in np.flatnonzero(has):
+        unshrunk[j] = 2.0 ** np.round(np.log2(np.sqrt(np.mean(_first_values(X, j, 2) ** 2))))
+    assert np.mean(np.abs(np.log2(raw[has] / unshrunk[has])) <= 1) > 0.95
+
+
+def test_dense_rows_without_zeros_keep_their_scales():
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((200, 6)) * 10.0 ** np.arange(-3, 3)
+    y = (X[:, 0] > 0).astype(int)
+    est = RFDSONClassifier().fit(X, y)
+    rms = 2.0 ** np.round(np.log2(np.sqrt(np.mean(X[:10] ** 2, axis=0))))
+    np.testing.assert_array_equal(est._state.scale, rms)
 
 
 def test_regressor_and_no_scaling():
