@@ -34,8 +34,8 @@ __all__ = [
     "CurvatureState",
     "auto_alpha0",
     "auto_mu",
-    "first_value_scales",
     "first_rows_scales",
+    "first_value_scales",
     "nearest_power_of_two",
     "new_curvature",
     "shrunk_scales",
@@ -291,7 +291,7 @@ def shrunk_scales(
 
 
 def first_rows_scales(X: Any) -> tuple[np.ndarray, np.ndarray | None]:
-    """``(scale, prior)``: the feature scales the first rows ``X`` fix, and their :func:`scale_prior`.
+    """``(scale, prior)``: the scales the first rows ``X`` fix, and their :func:`scale_prior`.
 
     :func:`rms_scales`; the features that are zero in some of the rows have
     them from fewer values, and are :func:`shrunk_scales` by their count.

@@ -55,7 +55,7 @@ def _shrunk(log2_scale, n, log_rms, prior):
 
 
 def _confirmed_scales(X, k=2, rows=10):
-    """Per feature, the power of two nearest the RMS of its first ``k`` non-zeros, shrunk (0: fewer)."""
+    """Per feature, the power of two nearest the RMS of its first ``k`` non-zeros, shrunk."""
     prior = _prior(X[:rows])
     out = np.zeros(X.shape[1])
     for j in range(X.shape[1]):
