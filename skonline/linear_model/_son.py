@@ -826,9 +826,12 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         that row on, the power of two nearest the root-mean-square of its
         first two values (one value is a poor scale for real-valued non-zeros;
         the learned weight and curvature stay in scaled units; see the user
-        guide). Fixed at rows set by the data, so any split of the stream
-        gives the same model; ``coef_`` is in raw units. ``False``: the
-        paper's raw features.
+        guide). Every scale read from fewer than 10 values is shrunk toward
+        the first rows' common scale, as far as their features' spread of
+        units allows (empirical Bayes; a feature more than a factor 1024 from
+        it keeps its own; user guide, "Scales read from few values"). Fixed
+        at rows set by the data, so any split of the stream gives the same
+        model; ``coef_`` is in raw units. ``False``: the paper's raw features.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
@@ -1279,9 +1282,12 @@ class RFDSONRegressor(OnlineLinearRegressorMixin, RegressorMixin, _BaseSON):
         that row on, the power of two nearest the root-mean-square of its
         first two values (one value is a poor scale for real-valued non-zeros;
         the learned weight and curvature stay in scaled units; see the user
-        guide). Fixed at rows set by the data, so any split of the stream
-        gives the same model; ``coef_`` is in raw units. ``False``: the
-        paper's raw features.
+        guide). Every scale read from fewer than 10 values is shrunk toward
+        the first rows' common scale, as far as their features' spread of
+        units allows (empirical Bayes; a feature more than a factor 1024 from
+        it keeps its own; user guide, "Scales read from few values"). Fixed
+        at rows set by the data, so any split of the stream gives the same
+        model; ``coef_`` is in raw units. ``False``: the paper's raw features.
         Frozen at the first call: changing it takes effect at the next
         :meth:`fit`.
 
