@@ -237,30 +237,43 @@ def _scale_noise(prior: np.ndarray, n_values: Any) -> np.ndarray:
     return prior[2] * polygamma(1, np.asarray(n_values, dtype=np.float64) / 2.0) / _TRIGAMMA_HALF
 
 
+#: The features whose log2 root-mean-square lies within this many robust standard
+#: deviations (1.4826 × the median absolute deviation) of the median feature's fix
+#: the prior: one column in another unit does not pull the common scale to its own.
+PRIOR_CORE_SDS = 3.0
+
+
 def scale_prior(X: Any) -> np.ndarray | None:
     """``[μ, τ², σ²]`` (bits): where the feature scales of the first rows ``X`` lie.
 
-    ``μ``: log2 of the root-mean-square of all their non-zero values (the
-    common scale); ``σ²``: the variance of ``log2 |x|`` within a feature
-    (pooled over the features with two values or more; 0 without any);
-    ``τ²``: the variance of the features' log2 root-mean-squares beyond what
-    the noise of their few values explains (empirical Bayes: ``Var(s_j)``
-    minus the mean noise variance, at least 0). ``None`` when ``X`` has no
-    non-zero value.
+    With ``s_j`` the log2 root-mean-square of feature ``j``'s non-zero values:
+    ``σ²``, the variance of ``log2 |x|`` within a feature (pooled over the
+    features with two values or more; 0 without any); over the *core*
+    features, whose ``s_j`` lies within :data:`PRIOR_CORE_SDS` robust
+    standard deviations of the median ``s_j`` (so that a few columns in
+    other units do not decide it): ``μ``, log2 of the root-mean-square of
+    their non-zero values (the common scale), and ``τ²``, the variance of
+    their ``s_j`` beyond what the noise of their few values explains
+    (empirical Bayes: ``Var(s_j)`` minus the mean noise variance, at least
+    0). ``None`` when ``X`` has no non-zero value.
     """
     count, log_rms, columns, log_abs = nonzero_log_rms(X)
     if columns.size == 0:
         return None
-    top = log_abs.max()
-    mu = top + 0.5 * np.log2(np.mean(np.exp2(2.0 * (log_abs - top))))
     seen = count > 0
     mean_log = np.zeros(count.shape)
     mean_log[seen] = np.bincount(columns, weights=log_abs, minlength=count.size)[seen] / count[seen]
     spread = np.bincount(columns, weights=(log_abs - mean_log[columns]) ** 2, minlength=count.size)
     several = count >= 2
     sigma2 = spread[several].sum() / (count[several] - 1).sum() if several.any() else 0.0
+    centre = np.median(log_rms[seen])
+    width = PRIOR_CORE_SDS * 1.4826 * np.median(np.abs(log_rms[seen] - centre))
+    core = seen & (np.abs(log_rms - centre) <= width)
+    values = log_abs[core[columns]]
+    top = values.max()
+    mu = top + 0.5 * np.log2(np.mean(np.exp2(2.0 * (values - top))))
     prior = np.array([mu, 0.0, sigma2])
-    tau2 = np.var(log_rms[seen]) - np.mean(_scale_noise(prior, count[seen]))
+    tau2 = np.var(log_rms[core]) - np.mean(_scale_noise(prior, count[core]))
     prior[1] = max(float(tau2), 0.0)
     return prior
 
@@ -277,15 +290,17 @@ def shrunk_scales(
     empirical-Bayes factor ``B = v / (v + τ²)``, ``v`` the noise variance of
     ``n_values`` values (:func:`scale_prior`): all the way where the first
     rows' features share one scale (``τ² = 0``), hardly where their units
-    differ. A feature whose values' log2 root-mean-square ``log_rms`` lies
-    more than :data:`SCALE_GUARD_BITS` from ``μ`` keeps its scale. ``None``:
-    ``scale`` unchanged.
+    differ; not at all where no noise was measured (``σ² = 0``: the first
+    rows' features each repeat one value). A feature whose values' log2
+    root-mean-square ``log_rms`` lies more than :data:`SCALE_GUARD_BITS` from
+    ``μ`` keeps its scale. ``None``: ``scale`` unchanged.
     """
     if prior is None or np.size(scale) == 0:
         return scale
     mu, tau2, _ = prior
-    noise = _scale_noise(prior, n_values)
-    factor = noise / (noise + tau2) if tau2 > 0.0 else np.ones_like(noise)
+    noise = np.broadcast_to(_scale_noise(prior, n_values), np.shape(scale))
+    # no noise measured (σ² = 0: every value of a feature the same): the reading is exact
+    factor = np.divide(noise, noise + tau2, out=np.zeros(noise.shape), where=noise > 0.0)
     factor = np.where(np.abs(log_rms - mu) > SCALE_GUARD_BITS, 0.0, factor)
     return nearest_power_of_two(mu + (1.0 - factor) * (np.log2(scale) - mu))
 
@@ -294,12 +309,16 @@ def first_rows_scales(X: Any) -> tuple[np.ndarray, np.ndarray | None]:
     """``(scale, prior)``: the scales the first rows ``X`` fix, and their :func:`scale_prior`.
 
     :func:`rms_scales`; the features that are zero in some of the rows have
-    them from fewer values, and are :func:`shrunk_scales` by their count.
+    them from fewer values, and are :func:`shrunk_scales` by their count
+    (where no noise was measured, ``σ² = 0``, from their values' root-mean-square,
+    not counting the zeros, and left there).
     """
     scale = rms_scales(X)
     prior = scale_prior(X)
     count, log_rms, _, _ = nonzero_log_rms(X)
     few = (count > 0) & (count < X.shape[0])
+    if prior is not None and prior[2] == 0.0:  # no noise: a feature's values are its scale
+        scale[few] = nearest_power_of_two(log_rms[few])
     scale[few] = shrunk_scales(scale[few], count[few], log_rms[few], prior)
     return scale, prior
 

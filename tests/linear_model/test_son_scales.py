@@ -1,6 +1,6 @@
 """RFD-SON's feature scales: read from one value first, confirmed by the first two.
 
-A feature first seen after the first rows (or seen fewer than three times in
+A feature first seen after the first rows (or seen fewer than twice in
 them) is scaled by the power of two of its first non-zero value; from the row
 of its second non-zero value on, by the power of two nearest the
 root-mean-square of its first two. Both, and the scales of the features that
@@ -34,21 +34,27 @@ def _prior(first):
     """``(μ, τ², σ²)`` of the first rows, feature by feature (a plain transcription)."""
     values = [_first_values(first, j, first.shape[0]) for j in range(first.shape[1])]
     values = [v for v in values if v.size]
-    everything = np.concatenate(values)
-    mu = np.log2(np.sqrt(np.mean(everything**2)))
     several = [v for v in values if v.size >= 2]
     sigma2 = sum(np.sum((np.log2(abs(v)) - np.log2(abs(v)).mean()) ** 2) for v in several) / sum(
         v.size - 1 for v in several
     )
     noise = lambda n: sigma2 * polygamma(1, n / 2) / polygamma(1, 0.5)  # noqa: E731
     rms = np.array([np.log2(np.sqrt(np.mean(v**2))) for v in values])
-    tau2 = max(np.var(rms) - np.mean([noise(v.size) for v in values]), 0.0)
+    # the core: within 3 robust standard deviations of the median feature
+    centre = np.median(rms)
+    core = np.abs(rms - centre) <= 3 * 1.4826 * np.median(np.abs(rms - centre))
+    mu = np.log2(
+        np.sqrt(np.mean(np.concatenate([v for v, c in zip(values, core, strict=True) if c]) ** 2))
+    )
+    tau2 = max(
+        np.var(rms[core]) - np.mean([noise(v.size) for v in np.array(values, object)[core]]), 0
+    )
     return mu, tau2, noise
 
 
 def _shrunk(log2_scale, n, log_rms, prior):
     mu, tau2, noise = prior
-    factor = noise(n) / (noise(n) + tau2) if tau2 > 0 else 1.0
+    factor = noise(n) / (noise(n) + tau2) if noise(n) > 0 else 0.0
     if abs(log_rms - mu) > 10:
         factor = 0.0
     return 2.0 ** np.round(mu + (1 - factor) * (log2_scale - mu))
@@ -177,3 +183,31 @@ def test_tiny_values_keep_their_first_scale():
     first = X[20:, 2][X[20:, 2] != 0][0]
     assert est._state.scale[2] == 2.0 ** (np.frexp(abs(first))[1] - 1)
     assert np.all(np.isfinite(est.coef_))
+
+
+@pytest.mark.parametrize("unit", [2.0**8, 2.0**12])
+def test_one_column_in_another_unit_does_not_move_the_common_scale(unit):
+    # 100 sparse features of one unit and one dense column in another: the column is not in
+    # the prior's core, so the sparse features still share their own unit (mean log2 scale 0)
+    X, y = _sparse_stream(1000, 100, 10)
+    noise = np.random.default_rng(10).standard_normal((1000, 1)) * unit
+    est = RFDSONClassifier().fit(sp.hstack([X, sp.csr_matrix(noise)], format="csr"), y)
+    mu, tau2, sigma2 = est._state.scale_prior
+    assert abs(mu) < 1.0 and tau2 < 0.1 * sigma2
+    log_scale = np.log2(est._state.scale[:100][est._state.scale[:100] > 0])
+    assert abs(np.mean(log_scale)) < 0.5 and np.std(log_scale) < 0.5
+    assert est._state.scale[100] == 2.0 ** np.round(np.log2(np.sqrt(np.mean(noise[:10] ** 2))))
+
+
+def test_without_measured_noise_a_feature_keeps_its_own_scale():
+    # binary first rows (every value 1, sigma2 = 0): a later feature of values 300 is not
+    # pulled to the common scale 1, and the first rows' features take their values' scale
+    n = 40
+    y = np.random.default_rng(0).integers(0, 2, n)
+    X = np.ones((n, 4))
+    X[:, 1] = 0.0
+    X[30, 1] = X[35, 1] = 300.0
+    X[[0, 3, 5], 2] = 0.0  # zero in some first rows: its scale from its values, 1
+    est = RFDSONClassifier().fit(X, y)
+    assert est._state.scale_prior[2] == 0.0
+    np.testing.assert_array_equal(est._state.scale, [1.0, 256.0, 1.0, 1.0])
