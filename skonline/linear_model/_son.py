@@ -45,6 +45,7 @@ from ._son_kernels import (
     running_target_means,
     shrunk_scales,
     son_pass,
+    touched_coordinates,
     update_scales,
 )
 
@@ -382,8 +383,9 @@ class _BaseSON(OnlineLinearBase):
                 learning_rate=0.0 if diagonal else float(self.learning_rate),
                 epsilon=self._epsilon(),
             )
-            # a prior worth _prior_rows rows; in gradient units for AdaGrad
-            alpha0 = alpha0 * self._prior_rows
+            # a prior worth _prior_rows rows (more on rows wider than a sketch holds);
+            # in gradient units for AdaGrad
+            alpha0 = alpha0 * self._prior_rows * self._prior_growth(X, kind)
             if diagonal:
                 alpha0 = float(np.sqrt(alpha0))
         state = SONState(
@@ -403,6 +405,27 @@ class _BaseSON(OnlineLinearBase):
         if frozen is not None:
             state.frozen = frozen
         return state
+
+    #: ``alpha0="auto"`` with a sketch: the prior counts one more row for every this
+    #: many coordinates a row touches beyond ``sketch_size`` (``None``: never).
+    _coords_per_prior_row: float | None = None
+
+    def _prior_growth(self, X, kind):
+        """The factor on the prior of ``alpha0="auto"`` for rows wider than the sketch.
+
+        With a sketch of ``m = sketch_size`` directions, the part of a row's
+        gradient outside it takes the ridge's step ``g / α`` for good (until
+        the shrinkage raises ``α``); a row that touches ``c`` coordinates puts
+        about ``c − m`` of them there. The prior then counts
+        ``max(1, (c − m) / _coords_per_prior_row)`` rows, ``c`` the mean over
+        the rows ``X`` (the first row, then the warm-up rows: the same for any
+        split of the stream). 1 for the full and diagonal curvatures.
+        """
+        per = self._coords_per_prior_row
+        if per is None or kind != "sketch" or X.shape[0] == 0:
+            return 1.0
+        touched = touched_coordinates(X, self._intercept_value()).mean()
+        return max(1.0, float(touched - self.sketch_size) / per)
 
     #: Rows whose root-mean-square fixes the feature scales (``scale_features``).
     _scale_rows = 10
@@ -1000,6 +1023,9 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
     #: switch the discounted learner earns 8 nats in a few dozen rows).
     _auto_forgetting = 0.995
     _auto_prior = 8.0
+    #: Measured (user guide, "A prior for rows wider than the sketch"): 2, 3, 5, 8;
+    #: the strongest prior that costs no dense stream of the scoreboard anything.
+    _coords_per_prior_row = 5.0
 
     def __init__(
         self,

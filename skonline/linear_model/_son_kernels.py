@@ -40,6 +40,7 @@ __all__ = [
     "new_curvature",
     "shrunk_scales",
     "son_pass",
+    "touched_coordinates",
     "update_scales",
 ]
 
@@ -85,6 +86,21 @@ def _second_derivative_at_zero(loss: str, y: float, epsilon: float) -> float:
     return 0.0
 
 
+def _row_values(X: Any) -> list[np.ndarray]:
+    """The stored values of each row (CSR: its entries; an array: the row)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        return [X.data[X.indptr[i] : X.indptr[i + 1]] for i in range(X.shape[0])]
+    return list(np.asarray(X))
+
+
+def touched_coordinates(X: Any, intercept: float) -> np.ndarray:
+    """Per row, the coordinates it touches: its non-zero values, plus the intercept column."""
+    return np.array([np.count_nonzero(row) for row in _row_values(X)], dtype=np.int64) + (
+        1 if intercept else 0
+    )
+
+
 def auto_alpha0(
     X: Any,
     T: np.ndarray,
@@ -113,14 +129,10 @@ def auto_alpha0(
     """
     # correctly rounded sums (math.fsum): the same bits whatever the memory layout
     # of the rows, so the warm-up rows gathered from any split give the same value
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        rows = [X.data[X.indptr[i] : X.indptr[i + 1]] for i in range(X.shape[0])]
-    else:
-        rows = list(np.asarray(X))
+    rows = _row_values(X)
     sq = np.array([math.fsum(np.square(row)) for row in rows]) + intercept * intercept
     n_coords = X.shape[1] + (1 if intercept else 0)
-    touched = np.array([np.count_nonzero(row) for row in rows]) + (1 if intercept else 0)
+    touched = touched_coordinates(X, intercept)
     weights = []
     for y in np.asarray(T, dtype=np.float64)[:, 0]:
         if curvature_rows == "hessian":

@@ -716,3 +716,45 @@ def test_duplicate_csr_entries_are_the_matrix_they_stand_for(cls, params):
     assert a.alpha0_ == b.alpha0_
     assert a.cumulative_loss_ == b.cumulative_loss_
     np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_auto_alpha0_grows_with_the_coordinates_beyond_the_sketch():
+    # rows touching c coordinates put about c - m of them outside a sketch of m directions:
+    # the classifier's prior counts max(1, (c - m) / 5) rows; the same rows touching at most
+    # m + 5 coordinates, the exact curvature and the regressor keep a prior of one row
+    import scipy.sparse as sp
+
+    from skonline.linear_model import RFDSONClassifier, RFDSONRegressor
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((60, 200))
+    X[rng.random(X.shape) < 0.8] = 0.0  # about 40 non-zeros a row
+    y = (X[:, 0] > 0).astype(int)
+    kwargs = {"scale_features": False}
+    est = RFDSONClassifier(**kwargs).partial_fit(X[:1], y[:1], classes=[0, 1])
+    touched = np.count_nonzero(X[0]) + 1  # the intercept column
+    growth = max(1.0, (touched - 10) / 5.0)
+    assert growth > 4
+    plain = type("Plain", (RFDSONClassifier,), {"_coords_per_prior_row": None})
+    one_row = plain(**kwargs).partial_fit(X[:1], y[:1], classes=[0, 1]).alpha0_
+    np.testing.assert_allclose(est.alpha0_, growth * one_row, rtol=1e-15)
+    csr = RFDSONClassifier(**kwargs).partial_fit(sp.csr_matrix(X[:1]), y[:1], classes=[0, 1])
+    assert csr.alpha0_ == est.alpha0_
+    # warm-up rows (scale_features): the mean over the first ten rows, any split
+    whole = RFDSONClassifier().fit(X, y)
+    split = RFDSONClassifier()
+    for part in np.array_split(np.arange(60), 7):
+        split.partial_fit(X[part], y[part], classes=[0, 1])
+    assert split.alpha0_ == whole.alpha0_
+    mean_touched = np.mean(np.count_nonzero(X[:10], axis=1) + 1)
+    unscaled = plain().fit(X, y).alpha0_
+    np.testing.assert_allclose(whole.alpha0_, (mean_touched - 10) / 5.0 * unscaled, rtol=1e-15)
+    # narrow rows, the exact curvature, the regressor: unchanged
+    assert (
+        RFDSONClassifier(**kwargs).fit(X[:, :12], y).alpha0_
+        == plain(**kwargs).fit(X[:, :12], y).alpha0_
+    )
+    assert (
+        RFDSONClassifier(sketch="full").fit(X, y).alpha0_ == plain(sketch="full").fit(X, y).alpha0_
+    )
+    assert RFDSONRegressor._coords_per_prior_row is None
