@@ -789,7 +789,11 @@ class RFDSONClassifier(OnlineLinearClassifierMixin, ClassifierMixin, _BaseSON):
         ``D = alpha0 + sqrt(Σ g²)`` is in gradient units, the root mean
         squared gradient of a row), over the first 10 rows with
         ``scale_features`` (the first row's until then), over the first row
-        without; its value is ``alpha0_``. ``0`` with
+        without; its value is ``alpha0_``. With a sketch (``"rfd"``,
+        ``"fd"``) and rows touching ``c`` coordinates on average, the prior
+        counts ``max(1, (c − sketch_size) / 5)`` rows: the part of a row
+        outside the sketch takes the ridge's step (user guide, "A prior for
+        rows wider than the sketch"). ``0`` with
         ``sketch="rfd"`` is the paper's hyperparameter-free RFD0. Must be
         positive for ``"fd"``, ``"full"`` and ``"diag"``.
         Frozen at the first call: changing it takes effect at the next
