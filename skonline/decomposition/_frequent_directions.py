@@ -30,7 +30,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 
 from ..base import MAX_ABS_VALUE, OnlineEstimator, ParamRecord
 from ..evaluation._sketch_metrics import spectral_norm_of_difference
-from ..utils._random import own_generator
+from ..utils._random import RANDOM_STATE_OR_GENERATOR, own_generator
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ..utils._validation import validate_data
 from ..utils._validation_fast import value_range
@@ -151,7 +151,7 @@ class _BaseFrequentDirections(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "skip_zero_rows": ["boolean"],
         "compaction": [StrOptions({"gram", "svd"})],
         "sparse_solver": [StrOptions({"auto", "exact", "randomized"})],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": RANDOM_STATE_OR_GENERATOR,
     }
 
     def _is_robust(self):

@@ -26,7 +26,7 @@ from sklearn.utils import check_array
 from sklearn.utils.extmath import safe_sparse_dot
 
 from ..base import OnlineEstimator, OnlineLossMixin, ParamRecord
-from ..utils._random import as_generator, own_generator
+from ..utils._random import RANDOM_STATE_OR_GENERATOR, as_generator, own_generator
 from ..utils._rows import ROW_NORM_TOL, check_row_norms, dense_row_blocks, prepare_rows
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._capping_kernels import mixture_decomposition, sample_corner
@@ -115,7 +115,7 @@ class _BaseOnlinePCA(
         "sampler": [StrOptions({"decomposition", "systematic"})],
         "keep_history": ["boolean"],
         "row_norm": [StrOptions({"clip", "none", "error", "scale"})],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": RANDOM_STATE_OR_GENERATOR,
         "solver": [StrOptions({"auto", "dense", "bulk", "secular"})],
     }
 

@@ -21,7 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import OnlineEstimator, OnlineLossMixin, ParamRecord
-from ..utils._random import as_generator
+from ..utils._random import RANDOM_STATE_OR_GENERATOR, as_generator
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._capping_kernels import sample_corner
 from ._subset_hedge_kernels import HedgeState, hedge_pass
@@ -136,7 +136,7 @@ class AdaptiveSubsetHedge(OnlineLossMixin, OnlineEstimator):
         "fixed_share": [Interval(Real, 0, 1, closed="left")],
         "sampler": [StrOptions({"decomposition", "systematic"})],
         "keep_history": ["boolean"],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": RANDOM_STATE_OR_GENERATOR,
     }
 
     @property

@@ -26,7 +26,7 @@ from ..base import (
     ParamRecord,
     check_finite_magnitude,
 )
-from ..utils._random import as_generator
+from ..utils._random import RANDOM_STATE_OR_GENERATOR, as_generator
 from ..utils._rows import check_row_norms
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._density_kernels import sign_fixed
@@ -195,7 +195,7 @@ class OnlineVarianceMinimizer(
         "row_norm": [StrOptions({"clip", "none", "error"})],
         "eigenvalue_floor": [Interval(Real, 0, 1, closed="left")],
         "keep_history": ["boolean"],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": RANDOM_STATE_OR_GENERATOR,
     }
 
     @property

@@ -17,7 +17,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 
 from ..base import OnlineEstimator, OnlineLossMixin, ParamRecord
-from ..utils._random import own_generator
+from ..utils._random import RANDOM_STATE_OR_GENERATOR, own_generator
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._polyline import arc_lengths, point_at_arc_length, project_to_polyline
 from ._principal_curve_kernels import (
@@ -321,7 +321,7 @@ class SequentialPrincipalCurve(
         "max_memory": [Interval(Integral, 1, None, closed="left"), None],
         "memory_policy": [StrOptions({"reservoir", "window"})],
         "keep_history": ["boolean"],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": RANDOM_STATE_OR_GENERATOR,
         "verbose": ["verbose"],
     }
 

@@ -7,7 +7,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_generator", "copy_generator", "own_generator"]
+__all__ = ["RANDOM_STATE_OR_GENERATOR", "as_generator", "copy_generator", "own_generator"]
+
+#: The parameter constraint of a ``random_state`` read by :func:`as_generator` or
+#: :func:`own_generator`: scikit-learn's (``None``, an int, a ``RandomState``) and a
+#: ``Generator`` (which :func:`own_generator` copies into a learned state).
+RANDOM_STATE_OR_GENERATOR = ["random_state", np.random.Generator]
 
 
 def as_generator(random_state: Any) -> np.random.Generator:
