@@ -255,8 +255,10 @@ def _scale_noise(prior: np.ndarray, n_values: Any) -> np.ndarray:
 PRIOR_CORE_SDS = 3.0
 
 
-def scale_prior(X: Any) -> np.ndarray | None:
-    """``[μ, τ², σ²]`` (bits): where the feature scales of the first rows ``X`` lie.
+def scale_prior(stats: tuple[np.ndarray, ...]) -> np.ndarray | None:
+    """``[μ, τ², σ²]`` (bits): where the feature scales of the first rows lie.
+
+    ``stats``: the rows' :func:`nonzero_log_rms`.
 
     With ``s_j`` the log2 root-mean-square of feature ``j``'s non-zero values:
     ``σ²``, the variance of ``log2 |x|`` within a feature (pooled over the
@@ -269,7 +271,7 @@ def scale_prior(X: Any) -> np.ndarray | None:
     (empirical Bayes: ``Var(s_j)`` minus the mean noise variance, at least
     0). ``None`` when ``X`` has no non-zero value.
     """
-    count, log_rms, columns, log_abs = nonzero_log_rms(X)
+    count, log_rms, columns, log_abs = stats
     if columns.size == 0:
         return None
     seen = count > 0
@@ -326,8 +328,9 @@ def first_rows_scales(X: Any) -> tuple[np.ndarray, np.ndarray | None]:
     not counting the zeros, and left there).
     """
     scale = rms_scales(X)
-    prior = scale_prior(X)
-    count, log_rms, _, _ = nonzero_log_rms(X)
+    stats = nonzero_log_rms(X)
+    prior = scale_prior(stats)
+    count, log_rms, _, _ = stats
     few = (count > 0) & (count < X.shape[0])
     if prior is not None and prior[2] == 0.0:  # no noise: a feature's values are its scale
         scale[few] = nearest_power_of_two(log_rms[few])
